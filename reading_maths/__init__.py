@@ -1,0 +1,1 @@
+"""reading-maths: auto-graded exercises for *Reading the maths in papers*."""

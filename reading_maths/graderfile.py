@@ -1,0 +1,100 @@
+"""Loading a hidden grader file (Otter exception format) and running its cases on a namespace.
+
+This is the one driver logic shared by the project's tests, nbgrader's kernel and the sandboxed
+engine: each hands it a namespace of the student's names (real objects, or sandbox proxies).
+"""
+
+from __future__ import annotations
+
+import inspect
+import runpy
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from otter.test_files import ExceptionTestFile
+from otter.test_files.abstract_test import TestCase
+
+from reading_maths.graderkit import Mistake, Question
+from reading_maths.results import CaseResult, QuestionResult
+
+Interruption = Callable[[], "tuple[str, str] | None"]
+"""Returns ``(status, message)`` once the student's process can no longer answer, else None."""
+
+
+@dataclass
+class GraderFile:
+    """A loaded grader file: the question it grades, its cases and its mistake catalogue."""
+
+    path: Path
+    question: str
+    cases: list[TestCase]
+    mistakes: tuple[Mistake, ...]
+
+    @property
+    def max_score(self) -> float:
+        return round(sum(c.points for c in self.cases), 6)
+
+    @property
+    def names(self) -> list[str]:
+        """The student's names the cases receive (parameters other than ``env``)."""
+        found: dict[str, None] = {}
+        for case in self.cases:
+            for param in inspect.signature(case.body.test_func).parameters:
+                if param != "env":
+                    found[param] = None
+        return list(found)
+
+    def diagnosed(self, message: str) -> str | None:
+        return next((m.name for m in self.mistakes if m.message in message), None)
+
+    def run(self, env: Mapping[str, Any], interrupted: Interruption | None = None) -> QuestionResult:
+        """Run every case against ``env``; a case passes when it raises nothing."""
+        result = QuestionResult(id=self.question, max_score=self.max_score)
+        if self.names and all(env.get(n) is None for n in self.names):
+            result.status = "missing"
+            shown = ", ".join(f"`{n}`" for n in self.names)
+            result.problem = f"{shown} not defined: run the cell that defines it and keep the name as given."
+        stop = None
+        for case in self.cases:
+            if stop is None and interrupted is not None:
+                stop = interrupted()
+            if stop is not None or result.status == "missing":
+                result.cases.append(CaseResult(case.name, case.points, False, case.hidden))
+                continue
+            result.cases.append(self._run_case(case, env))
+        if stop is None and interrupted is not None:
+            stop = interrupted()
+        if stop is not None:
+            result.status, result.problem = stop
+        elif result.status != "missing":
+            result.status = "passed" if all(c.passed for c in result.cases) else "failed"
+        return result
+
+    def _run_case(self, case: TestCase, env: Mapping[str, Any]) -> CaseResult:
+        try:
+            case.body.call_func(dict(env))
+        except AssertionError as exc:
+            message = str(exc) or case.failure_message or f"{case.name} failed."
+            return CaseResult(case.name, case.points, False, case.hidden, message, self.diagnosed(message))
+        except Exception as exc:  # noqa: BLE001 - a grader that cannot judge this answer fails the case
+            shown = f": {exc}" if not case.hidden else ""
+            message = f"{case.name}: could not check your answer ({type(exc).__name__}{shown})."
+            return CaseResult(case.name, case.points, False, case.hidden, message)
+        return CaseResult(case.name, case.points, True, case.hidden, case.success_message or "")
+
+
+@cache
+def load_grader(path: Path) -> GraderFile:
+    """Load ``graders/<assignment>/<question>.py``; cached per process."""
+    test_file = ExceptionTestFile.from_file(str(path))
+    namespace = runpy.run_path(str(path))
+    mistakes: dict[str, Mistake] = {}
+    for value in namespace.values():
+        found = value.mistakes if isinstance(value, Question) else value
+        for item in found if isinstance(found, (list, tuple)) else [found]:
+            if isinstance(item, Mistake):
+                mistakes.setdefault(item.name, item)
+    return GraderFile(Path(path), test_file.name, list(test_file.test_cases), tuple(mistakes.values()))

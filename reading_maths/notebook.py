@@ -1,0 +1,72 @@
+"""Reading notebooks and their nbgrader cell metadata.
+
+The kinds of cell follow nbgrader: an *answer* cell (``solution``), a *test* cell (``grade`` and
+not ``solution``, one per question, ``grade_id`` = the question id), a *manually graded answer*
+(``solution`` and ``grade``), *read-only* cells (``locked``), and plain cells a student added.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import nbformat
+
+SOLUTION_MARKERS = re.compile(r"^\s*### (BEGIN|END) SOLUTION\s*$", re.MULTILINE)
+
+
+class NotANotebook(ValueError):
+    """The file cannot be read as a Jupyter notebook."""
+
+
+def read_notebook(path: Path) -> nbformat.NotebookNode:
+    """Read a notebook as version 4, or raise :class:`NotANotebook` with a one-line reason."""
+    try:
+        raw = Path(path).read_bytes()
+    except OSError as exc:
+        raise NotANotebook(f"cannot read {path}: {exc.strerror}") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise NotANotebook(f"{path} is not UTF-8 text, so it is not a notebook") from None
+    try:
+        nb = nbformat.reads(text, as_version=4)
+    except Exception as exc:  # noqa: BLE001 - nbformat raises many kinds for bad input
+        raise NotANotebook(f"{path} is not a Jupyter notebook ({type(exc).__name__})") from None
+    if not isinstance(nb.get("cells"), list):
+        raise NotANotebook(f"{path} is not a Jupyter notebook (no cells)")
+    return nb
+
+
+def nbgrader_meta(cell: Any) -> dict:
+    """The cell's ``metadata.nbgrader`` dict, or ``{}`` when it has none or it is malformed."""
+    meta = cell.get("metadata", {}) if isinstance(cell, dict) else {}
+    value = meta.get("nbgrader", {}) if isinstance(meta, dict) else {}
+    return value if isinstance(value, dict) else {}
+
+
+def grade_id(cell: Any) -> str | None:
+    value = nbgrader_meta(cell).get("grade_id")
+    return value if isinstance(value, str) else None
+
+
+def is_test_cell(cell: Any) -> bool:
+    """An autograder test cell: graded, not an answer."""
+    meta = nbgrader_meta(cell)
+    return cell.get("cell_type") == "code" and bool(meta.get("grade")) and not meta.get("solution")
+
+
+def test_cells(nb: Any) -> list[Any]:
+    """The notebook's test cells, in order."""
+    return [c for c in nb.get("cells", []) if is_test_cell(c)]
+
+
+def reference_cells(path: Path) -> list[str]:
+    """Code of the source notebook's non-test code cells, solution markers removed."""
+    nb = read_notebook(path)
+    return [
+        SOLUTION_MARKERS.sub("", cell.source)
+        for cell in nb.cells
+        if cell.cell_type == "code" and not is_test_cell(cell)
+    ]

@@ -1,0 +1,92 @@
+"""What grading produces: per-case, per-question and per-notebook results, as plain data."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Literal
+
+Status = Literal["passed", "failed", "error", "timeout", "missing"]
+
+
+@dataclass
+class CaseResult:
+    """One test case of a grader file."""
+
+    name: str
+    points: float
+    passed: bool
+    hidden: bool
+    message: str = ""
+    mistake: str | None = None
+    """the id of the catalogued mistake the feedback names, if any"""
+
+
+@dataclass
+class QuestionResult:
+    """One question (one grader file, one nbgrader grade cell)."""
+
+    id: str
+    max_score: float
+    cases: list[CaseResult] = field(default_factory=list)
+    status: Status = "passed"
+    problem: str = ""
+    """why the question could not be graded normally (status error, timeout or missing)"""
+
+    @property
+    def score(self) -> float:
+        return round(sum(c.points for c in self.cases if c.passed), 6)
+
+    @property
+    def feedback(self) -> list[str]:
+        lines = [self.problem] if self.problem else []
+        failed = [c for c in self.cases if not c.passed]
+        lines += list(dict.fromkeys(c.message for c in failed if c.message))
+        if self.cases and not failed:
+            lines.append(f"All {len(self.cases)} checks passed.")
+        return lines
+
+    @property
+    def mistakes(self) -> list[str]:
+        return sorted({c.mistake for c in self.cases if c.mistake})
+
+    def to_json(self) -> dict:
+        return {
+            "id": self.id,
+            "score": self.score,
+            "max_score": self.max_score,
+            "status": self.status,
+            "feedback": self.feedback,
+            "mistakes": self.mistakes,
+            "cases": [asdict(c) | {"message": c.message} for c in self.cases],
+        }
+
+
+@dataclass
+class GradeResult:
+    """One notebook, graded."""
+
+    assignment: str | None
+    notebook: str
+    questions: list[QuestionResult] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+    @property
+    def score(self) -> float:
+        return round(sum(q.score for q in self.questions), 6)
+
+    @property
+    def max_score(self) -> float:
+        return round(sum(q.max_score for q in self.questions), 6)
+
+    def question(self, qid: str) -> QuestionResult:
+        return next(q for q in self.questions if q.id == qid)
+
+    def to_json(self) -> dict:
+        return {
+            "assignment": self.assignment,
+            "notebook": self.notebook,
+            "score": self.score,
+            "max_score": self.max_score,
+            "questions": [q.to_json() for q in self.questions],
+            "errors": self.errors,
+        }
