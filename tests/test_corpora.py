@@ -1,0 +1,71 @@
+"""Graders as classifiers: right answers keep full marks, wrong ones lose points with the right message.
+
+The grader files run in this process on plain Python objects (the pytest driver); the sandboxed
+engine runs the same files on proxies, see test_engine.py.
+"""
+
+import runpy
+import warnings
+
+import numpy as np
+import pytest
+
+from reading_maths.course import Assignment
+from reading_maths.graderkit import reference
+
+from conftest import ROOT
+
+CORPORA = sorted((ROOT / "tests" / "corpora").glob("*/*.py"))
+
+
+def _grade(assignment: str, question: str, env: dict):
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        return Assignment(assignment, ROOT).grader(question).run(env)
+
+
+def _entries(kind: str):
+    for path in CORPORA:
+        corpus = runpy.run_path(str(path))
+        for name, entry in corpus.get(kind, {}).items():
+            yield pytest.param(path.parent.name, path.stem, entry, id=f"{path.parent.name}/{path.stem}/{name}")
+
+
+def _catalogue():
+    for path in CORPORA:
+        grader = Assignment(path.parent.name, ROOT).grader(path.stem)
+        if len(grader.names) == 1:
+            for mistake in grader.mistakes:
+                yield pytest.param(path.parent.name, path.stem, mistake, id=f"{path.parent.name}/{path.stem}/{mistake.name}")
+
+
+@pytest.mark.parametrize("assignment, question, env", _entries("RIGHT"))
+def test_right_answer_gets_full_marks(assignment, question, env):
+    result = _grade(assignment, question, env)
+    assert result.score == result.max_score, result.feedback
+
+
+@pytest.mark.parametrize("assignment, question, entry", _entries("WRONG"))
+def test_wrong_answer_loses_points_with_its_message(assignment, question, entry):
+    env, expected = entry
+    result = _grade(assignment, question, env)
+    assert result.score < result.max_score
+    if expected:
+        assert expected in result.mistakes or any(expected in line for line in result.feedback), result.feedback
+
+
+@pytest.mark.parametrize("assignment, question, mistake", _catalogue())
+def test_catalogued_mistake_gets_its_own_message(assignment, question, mistake):
+    grader = Assignment(assignment, ROOT).grader(question)
+    result = _grade(assignment, question, {grader.names[0]: mistake.impl})
+    assert result.score < result.max_score
+    assert mistake.name in result.mistakes, result.feedback
+
+
+@pytest.mark.parametrize("path", CORPORA, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_reference_gets_full_marks_and_blank_gets_zero(path):
+    assignment, question = path.parent.name, path.stem
+    full = _grade(assignment, question, vars(reference(assignment)))
+    assert full.score == full.max_score > 0, full.feedback
+    blank = _grade(assignment, question, {})
+    assert blank.score == 0 and blank.status == "missing"
