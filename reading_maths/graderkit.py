@@ -41,6 +41,10 @@ class CallTimeout(Exception):
     """The student's code did not return within the time limit (raised by sandbox proxies)."""
 
 
+class ProcessDied(Exception):
+    """The student's code ended the process running the notebook (raised by sandbox proxies)."""
+
+
 class NotNumeric(AssertionError):
     """An output could not be read as an array of float64 numbers."""
 
@@ -190,8 +194,10 @@ class Question:
             return student(*args, **_copy_args(kwargs))
         except CallTimeout:
             raise AssertionError(f"{where}: it did not finish within the time limit (an endless loop?).") from None
+        except ProcessDied:
+            raise AssertionError(f"{where}: it ended the Python process running your notebook.") from None
         except StudentError as exc:
-            detail = f"{exc.type_name}: {exc.message}" if public else exc.type_name
+            detail = f"{exc.type_name}: {exc.message}" if public and exc.message else exc.type_name
             raise AssertionError(f"{where}: your code raised {detail}.") from None
         except Exception as exc:  # noqa: BLE001 - the student's own exception, reported as feedback
             detail = f"{type(exc).__name__}: {exc}" if public else type(exc).__name__

@@ -1,0 +1,58 @@
+"""Grading many notebooks at once: a process pool, a progress bar, and no submission stopping the rest."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from pathlib import Path
+
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from reading_maths.course import Assignment
+from reading_maths.engine import NotGradable, Settings, grade
+from reading_maths.graderkit import course_root
+from reading_maths.results import GradeResult, QuestionResult
+
+
+def failed_to_grade(path: Path, assignment: Assignment | None, reason: str) -> GradeResult:
+    """The result for a notebook that could not be run at all: every question 0, with the reason."""
+    result = GradeResult(assignment.id if assignment else None, str(path), errors=[reason])
+    for grader in assignment.graders if assignment else []:
+        result.questions.append(QuestionResult(grader.question, grader.max_score, status="error",
+                                               problem=f"not graded: {reason}"))
+    return result
+
+
+def _grade_one(path: Path, settings: Settings, root: Path, assignment: str | None) -> GradeResult:
+    os.environ["READING_MATHS_COURSE"] = str(root)
+    known = Assignment(assignment, root) if assignment else None
+    try:
+        return grade(path, settings, root)
+    except NotGradable as exc:
+        return failed_to_grade(path, known, str(exc))
+    except Exception as exc:  # noqa: BLE001 - one broken submission never stops the batch
+        return failed_to_grade(path, known, f"grading failed: {type(exc).__name__}: {exc}")
+
+
+def grade_many(paths: Iterable[Path], settings: Settings, *, jobs: int = 0, root: Path | None = None,
+               assignment: str | None = None, progress: bool = True) -> list[GradeResult]:
+    """Grade notebooks in parallel (``jobs`` processes; 0 = one per core), in the order given."""
+    paths = list(paths)
+    root = root or course_root()
+    jobs = jobs or os.cpu_count() or 1
+    results: dict[int, GradeResult] = {}
+    columns = (TextColumn("grading"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, disable=not progress, transient=False) as bar, \
+            ProcessPoolExecutor(max_workers=min(jobs, max(1, len(paths)))) as pool:
+        task = bar.add_task("grading", total=len(paths))
+        futures = {pool.submit(_grade_one, p, settings, root, assignment): i for i, p in enumerate(paths)}
+        for future in as_completed(futures):
+            i = futures[future]
+            try:
+                results[i] = future.result()
+            except Exception as exc:  # noqa: BLE001 - a worker that died still yields a result
+                results[i] = failed_to_grade(paths[i], Assignment(assignment, root) if assignment else None,
+                                             f"grading failed: {type(exc).__name__}")
+            bar.advance(task)
+    return [results[i] for i in range(len(paths))]

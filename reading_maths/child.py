@@ -1,0 +1,170 @@
+"""The untrusted side: runs a student's notebook cells and answers calls, inside the sandbox.
+
+Started by :mod:`reading_maths.session` as ``python -I -m reading_maths.child`` with the protocol
+on its stdin and stdout.  It moves the protocol to private descriptors, points the standard
+streams at sinks, runs the cells it is sent (reporting each start and end), then answers calls on
+the student's names with plain data (:mod:`reading_maths.wire`).  Everything here is assumed to be
+under the student's control; the trusted side believes nothing it says beyond plain values.
+"""
+
+from __future__ import annotations
+
+import builtins
+import os
+import sys
+
+from reading_maths import wire
+
+OUTPUT_CAP = 1 << 20
+
+
+class _Sink:
+    """A text stream that keeps nothing: cell output is not needed for grading."""
+
+    encoding = "utf-8"
+
+    def write(self, text: str) -> int:
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+    def isatty(self) -> bool:
+        return False
+
+
+class _Shell:
+    """Stands in for ``get_ipython()``: magics and shell escapes are not run when grading."""
+
+    def __call__(self):
+        return self
+
+    def run_line_magic(self, *args, **kwargs):
+        return None
+
+    run_cell_magic = run_line_magic
+    system = run_line_magic
+    getoutput = run_line_magic
+
+
+class Channel:
+    """The protocol descriptors, moved away from 0 and 1."""
+
+    def __init__(self) -> None:
+        self.inp = os.dup(0)
+        self.out = os.dup(1)
+        devnull = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(devnull, fd)
+        sys.stdin = open(os.devnull)  # noqa: SIM115 - lives as long as the process
+        sys.stdout = sys.stderr = _Sink()
+
+    def _read(self, size: int) -> bytes:
+        chunks, need = [], size
+        while need:
+            chunk = os.read(self.inp, need)
+            if not chunk:
+                raise SystemExit(0)
+            chunks.append(chunk)
+            need -= len(chunk)
+        return b"".join(chunks)
+
+    def receive(self) -> dict:
+        length = wire.header_length(self._read(wire.HEADER_SIZE))
+        return wire.parse(self._read(length))
+
+    def send(self, message: dict) -> None:
+        wire.send(self.out, message)
+
+
+def _message(exc: BaseException) -> str:
+    try:
+        return str(exc)[:500]
+    except BaseException:  # noqa: BLE001 - a hostile __str__
+        return ""
+
+
+def _error_text(exc: BaseException) -> str:
+    message = _message(exc)
+    return f"{type(exc).__name__}: {message}" if message else type(exc).__name__
+
+
+def _transform(source: str) -> str:
+    """Turn IPython syntax (magics, ``!cmd``) into Python when a cell has any."""
+    if not any(line.lstrip().startswith(("%", "!")) or line.rstrip().endswith("?")
+               for line in source.splitlines()):
+        return source
+    from IPython.core.inputtransformer2 import TransformerManager
+
+    return TransformerManager().transform_cell(source)
+
+
+def run_cells(channel: Channel, cells: list[dict], namespace: dict) -> None:
+    for cell in cells:
+        channel.send({"event": "cell", "id": cell["id"]})
+        error = None
+        try:
+            code = compile(_transform(cell["source"]), f"<cell {cell['id']}>", "exec")
+            exec(code, namespace)  # noqa: S102 - this process is the sandbox
+        except BaseException as exc:  # noqa: BLE001 - SystemExit and KeyboardInterrupt included
+            error = _error_text(exc)
+        channel.send({"event": "cell_done", "id": cell["id"], "error": error})
+
+
+def describe(namespace: dict, name: str):
+    if name not in namespace:
+        return {"kind": "missing"}
+    value = namespace[name]
+    try:
+        if callable(value):
+            return {"kind": "callable"}
+        return {"kind": "value", "value": wire.encode(value)}
+    except BaseException as exc:  # noqa: BLE001
+        return {"kind": "value", "value": {"__unencodable__": _error_text(exc)}}
+
+
+def _callback(channel: Channel, number: int):
+    def call_trusted(*args):
+        channel.send({"event": "callback", "id": number, "args": wire.encode(list(args))})
+        reply = channel.receive()
+        if reply.get("op") == "callback_return":
+            return wire.decode(reply.get("value"))
+        raise RuntimeError(str(reply.get("message", "the grader's function failed")))
+
+    return call_trusted
+
+
+def _bind(channel: Channel, value):
+    if isinstance(value, wire.Callback):
+        return _callback(channel, value.number)
+    return value
+
+
+def serve(channel: Channel, namespace: dict) -> None:
+    while True:
+        request = channel.receive()
+        if request.get("op") != "call":
+            continue
+        try:
+            function = namespace[request["name"]]
+            args = [_bind(channel, a) for a in wire.decode(request.get("args", []))]
+            kwargs = {k: _bind(channel, v) for k, v in wire.decode(request.get("kwargs")).items()}
+            result = function(*args, **kwargs)
+            reply = {"event": "return", "value": wire.encode(result), "args": wire.encode(args)}
+        except BaseException as exc:  # noqa: BLE001 - report whatever the student's code raised
+            reply = {"event": "raise", "type": type(exc).__name__[:80], "message": _message(exc)}
+        channel.send(reply)
+
+
+def main() -> None:
+    channel = Channel()
+    setup = channel.receive()
+    namespace = {"__name__": "__main__", "__builtins__": builtins,
+                 "get_ipython": _Shell(), "display": lambda *a, **k: None}
+    run_cells(channel, setup.get("cells", []), namespace)
+    channel.send({"event": "ready", "names": {n: describe(namespace, n) for n in setup.get("names", [])}})
+    serve(channel, namespace)
+
+
+if __name__ == "__main__":
+    main()

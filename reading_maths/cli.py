@@ -1,0 +1,92 @@
+"""The ``reading-maths`` command line."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from reading_maths import outputs
+from reading_maths.batch import grade_many
+from reading_maths.engine import NotGradable, Settings, load
+from reading_maths.graderkit import course_root
+from reading_maths.sandbox import Limits, SandboxUnavailable, choose
+
+
+def _settings(timeout: float, require_sandbox: bool) -> Settings:
+    try:
+        sandbox = choose(require=require_sandbox, limits=Limits())
+    except SandboxUnavailable as exc:
+        raise click.ClickException(str(exc)) from None
+    if not sandbox.isolated:
+        click.secho("warning: SANDBOX DEGRADED, student code runs as a plain subprocess "
+                    "(rlimits only); --require-sandbox refuses instead", fg="yellow", err=True)
+    return Settings(sandbox, cell_timeout=timeout, call_timeout=timeout)
+
+
+def _root() -> Path:
+    try:
+        return course_root()
+    except FileNotFoundError as exc:
+        raise click.ClickException(str(exc)) from None
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+def main() -> None:
+    """Auto-graded exercises for *Reading the maths in papers*."""
+
+
+@main.command("grade")
+@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON (a list for several notebooks).")
+@click.option("--junit", type=click.Path(path_type=Path), help="Write a JUnit XML report here.")
+@click.option("--gradescope", type=click.Path(path_type=Path), help="Write Gradescope results.json here.")
+@click.option("--summary", type=click.Path(path_type=Path),
+              help="Append a Markdown summary here (e.g. $GITHUB_STEP_SUMMARY).")
+@click.option("--fail-under", type=float, help="Exit with status 3 when a notebook scores below this.")
+@click.option("--timeout", default=30.0, show_default=True, help="Seconds a cell or a call may run.")
+@click.option("--jobs", "-j", default=0, help="Notebooks graded at once (0: one per core).")
+@click.option("--require-sandbox", is_flag=True, help="Refuse to grade without the full sandbox.")
+def grade_command(paths, as_json, junit, gradescope, summary, fail_under, timeout, jobs, require_sandbox):
+    """Grade notebooks (files, or folders of them) on the course's hidden graders.
+
+    Exit status: 0 graded, 1 could not grade (one-line reason), 3 graded but below --fail-under.
+    """
+    root = _root()
+    notebooks = [n for p in paths for n in (sorted(p.rglob("*.ipynb")) if p.is_dir() else [p])
+                 if ".ipynb_checkpoints" not in n.parts]
+    if not notebooks:
+        raise click.ClickException("no notebooks found")
+    for nb in notebooks:
+        try:
+            load(nb, root)
+        except NotGradable as exc:
+            raise click.ClickException(str(exc)) from None
+    results = grade_many(notebooks, _settings(timeout, require_sandbox), jobs=jobs, root=root,
+                         progress=len(notebooks) > 1 and not as_json and sys.stderr.isatty())
+    if as_json:
+        data = [r.to_json() for r in results]
+        click.echo(json.dumps(data[0] if len(data) == 1 else data, indent=2))
+    else:
+        outputs.print_table(results)
+    if junit:
+        junit.write_text(outputs.junit(results), encoding="utf-8")
+    if gradescope:
+        gradescope.write_text(outputs.gradescope(results[0]), encoding="utf-8")
+    if summary:
+        with summary.open("a", encoding="utf-8") as fh:
+            fh.write(outputs.markdown(results))
+    if fail_under is not None and any(r.score < fail_under for r in results):
+        sys.exit(3)
+
+
+@main.command("release")
+@click.argument("assignments", nargs=-1)
+def release_command(assignments):
+    """Regenerate release/ from source/ (nbgrader generate_assignment underneath)."""
+    from reading_maths.release import release
+
+    for assignment in release(_root(), list(assignments) or None):
+        click.echo(f"release/{assignment}/ regenerated")

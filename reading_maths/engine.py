@@ -1,0 +1,98 @@
+"""Grading one notebook, in named steps: load → sanitize → execute in the sandbox → grade → result.
+
+Only the first and the last steps touch files; the student's code runs only inside the sandboxed
+child of :mod:`reading_maths.session`, and the grader files run here, on the trusted side, on the
+plain data and proxies the session hands them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from reading_maths.course import Assignment, recognise
+from reading_maths.notebook import NotANotebook, grade_id, is_test_cell, nbgrader_meta, read_notebook
+from reading_maths.results import GradeResult
+from reading_maths.sandbox import Sandbox
+from reading_maths.session import Cell, StudentSession
+
+
+class NotGradable(ValueError):
+    """The file cannot be graded at all (not a notebook, or not one of this course's)."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    """How to run student code: the sandbox, and the wall-clock limits of a cell and of a call."""
+
+    sandbox: Sandbox
+    cell_timeout: float = 30.0
+    call_timeout: float = 10.0
+
+
+def load(path: Path, root: Path | None = None):
+    """Step 1: read the notebook and recognise its assignment."""
+    try:
+        nb = read_notebook(path)
+    except NotANotebook as exc:
+        raise NotGradable(str(exc)) from None
+    assignment = recognise(nb, root)
+    if assignment is None:
+        raise NotGradable(f"{path} is not a notebook of this course (no known question ids in its cells)")
+    return nb, assignment
+
+
+def sanitize(nb, assignment: Assignment) -> tuple[list[Cell], list[str]]:
+    """Step 2: the cells to run, with read-only cells restored from the source notebook.
+
+    Test cells are never run (the graders run on the trusted side instead); read-only cells the
+    student edited get their original code back, and ones they deleted are put back first.
+    Returns the cells and notes for the student about what was restored.
+    """
+    locked = {
+        grade_id(c): c.source for c in assignment.source.cells
+        if c.cell_type == "code" and nbgrader_meta(c).get("locked") and not is_test_cell(c)
+    }
+    seen: set[str] = set()
+    cells: list[Cell] = []
+    notes: list[str] = []
+    for index, cell in enumerate(nb.cells):
+        if not isinstance(cell, dict) or cell.get("cell_type") != "code" or is_test_cell(cell):
+            continue
+        source = cell.get("source", "")
+        source = "".join(source) if isinstance(source, list) else str(source)
+        gid = grade_id(cell)
+        if gid in locked:
+            if source != locked[gid]:
+                notes.append(f"read-only cell {gid} was edited; its original code was run instead")
+            source = locked[gid]
+            seen.add(gid)
+        cells.append(Cell(index, f"cell {index + 1}" + (f" ({gid})" if gid else ""), source))
+    missing = [Cell(-1 - i, f"read-only cell {gid} (restored)", code)
+               for i, (gid, code) in enumerate(locked.items()) if gid not in seen]
+    notes += [f"{c.label.split(' (')[0]} was missing; it was put back" for c in missing]
+    return missing + cells, notes
+
+
+def grade(nb_path: Path, settings: Settings, root: Path | None = None) -> GradeResult:
+    """Grade one notebook: every step above, then the assignment's graders on the student's names."""
+    nb, assignment = load(nb_path, root)
+    cells, notes = sanitize(nb, assignment)
+    graders = assignment.graders
+    names = list(dict.fromkeys(n for g in graders for n in g.names))
+    result = GradeResult(assignment.id, str(nb_path), errors=list(notes))
+    session = StudentSession(cells, names, settings.sandbox, settings.cell_timeout, settings.call_timeout)
+    with session, warnings.catch_warnings(), np.errstate(all="ignore"), \
+            contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        warnings.simplefilter("ignore")
+        env = session.env()
+        for grader in graders:
+            session.begin_question()
+            result.questions.append(grader.run(env, session.interruption))
+    result.errors += [session.cell_errors[i] for i in sorted(session.cell_errors, key=abs)]
+    return result

@@ -1,0 +1,69 @@
+"""Grade results in the forms people and CI read: a table, JUnit XML, Gradescope JSON, Markdown."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from xml.etree import ElementTree as ET
+
+from rich.console import Console
+from rich.table import Table
+
+from reading_maths.results import GradeResult
+
+
+def print_table(results: list[GradeResult], console: Console | None = None) -> None:
+    """One table per notebook: question, score, status, feedback."""
+    console = console or Console()
+    for res in results:
+        table = Table(title=f"{res.notebook} ({res.assignment}): {res.score:g} / {res.max_score:g}",
+                      title_justify="left", show_lines=True)
+        table.add_column("question")
+        table.add_column("score", justify="right")
+        table.add_column("status")
+        table.add_column("feedback")
+        for q in res.questions:
+            table.add_row(q.id, f"{q.score:g} / {q.max_score:g}", q.status, "\n".join(q.feedback))
+        console.print(table)
+        for error in res.errors:
+            console.print(f"[yellow]note:[/yellow] {error}")
+
+
+def junit(results: list[GradeResult]) -> str:
+    """JUnit XML: one test suite per notebook, one test case per question."""
+    suites = ET.Element("testsuites")
+    for res in results:
+        failed = [q for q in res.questions if q.score < q.max_score]
+        suite = ET.SubElement(suites, "testsuite", name=f"{res.assignment}:{Path(res.notebook).name}",
+                              tests=str(len(res.questions)), failures=str(len(failed)))
+        for q in res.questions:
+            case = ET.SubElement(suite, "testcase", classname=str(res.assignment), name=q.id)
+            ET.SubElement(case, "system-out").text = f"score {q.score:g} / {q.max_score:g}"
+            if q.score < q.max_score:
+                failure = ET.SubElement(case, "failure", message=f"{q.status}: {q.score:g} / {q.max_score:g}")
+                failure.text = "\n".join(q.feedback)
+    return ET.tostring(suites, encoding="unicode", xml_declaration=True)
+
+
+def gradescope(result: GradeResult) -> str:
+    """Gradescope's ``results.json``: one test per question (visible feedback only)."""
+    tests = [{
+        "name": q.id, "score": q.score, "max_score": q.max_score,
+        "status": "passed" if q.score == q.max_score else "failed",
+        "output": "\n".join(q.feedback), "visibility": "visible",
+    } for q in result.questions]
+    return json.dumps({"score": result.score, "tests": tests,
+                       "output": "\n".join(result.errors) or "Graded by reading-maths."}, indent=2)
+
+
+def markdown(results: list[GradeResult]) -> str:
+    """A Markdown summary for a CI job summary page."""
+    lines: list[str] = []
+    for res in results:
+        lines += [f"### {Path(res.notebook).name} ({res.assignment}): {res.score:g} / {res.max_score:g}", "",
+                  "| question | score | status | feedback |", "|---|---|---|---|"]
+        for q in res.questions:
+            feedback = "<br>".join(f.replace("|", "\\|") for f in q.feedback)
+            lines.append(f"| `{q.id}` | {q.score:g} / {q.max_score:g} | {q.status} | {feedback} |")
+        lines += [f"- note: {e}" for e in res.errors] + [""]
+    return "\n".join(lines)

@@ -1,0 +1,172 @@
+"""Starting the student's process: bubblewrap namespaces, another uid, rlimits, a private scratch.
+
+As root on Linux with ``bwrap`` installed, the child runs in new PID, network, IPC and UTS
+namespaces, as uid/gid 65534 (nobody) with no new privileges and no capabilities, seeing only
+``/usr``, the Python installation read-only and its own scratch folder (its HOME and working
+directory) writable.  Elsewhere it degrades, loudly, to a plain subprocess with the same rlimits;
+``require=True`` refuses instead.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import warnings
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+import reading_maths
+
+NOBODY = 65534
+
+
+class SandboxUnavailable(RuntimeError):
+    """The full sandbox cannot be had here and a degraded one was refused."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Resource limits for one student process (rlimits; wall-clock limits live in the session)."""
+
+    cpu_seconds: int = 300
+    memory_bytes: int = 3 << 30
+    file_bytes: int = 32 << 20
+    open_files: int = 256
+    processes: int = 512
+
+    def apply(self) -> None:
+        """Set the limits on the calling process (used between fork and exec)."""
+        for which, value in (
+            (resource.RLIMIT_CPU, self.cpu_seconds),
+            (resource.RLIMIT_AS, self.memory_bytes),
+            (resource.RLIMIT_FSIZE, self.file_bytes),
+            (resource.RLIMIT_NOFILE, self.open_files),
+            (resource.RLIMIT_NPROC, self.processes),
+            (resource.RLIMIT_CORE, 0),
+        ):
+            resource.setrlimit(which, (value, value))
+
+
+def _python_paths() -> list[Path]:
+    """What the child's interpreter needs to see: the venv, its base install, this package."""
+    paths = {Path(sys.prefix), Path(sys.base_prefix), Path(os.path.realpath(sys.executable)).parent.parent,
+             Path(reading_maths.__file__).resolve().parent}
+    return sorted(p for p in paths if not str(p).startswith("/usr"))
+
+
+@dataclass(frozen=True)
+class Sandbox:
+    """How to start a child: ``mode`` is ``"bwrap"`` (full) or ``"plain"`` (degraded)."""
+
+    mode: str
+    limits: Limits = Limits()
+
+    @property
+    def isolated(self) -> bool:
+        return self.mode == "bwrap"
+
+    def new_scratch(self) -> Path:
+        """A private, empty working folder the child may write to."""
+        scratch = Path(tempfile.mkdtemp(prefix="reading-maths-"))
+        if self.isolated:
+            os.chown(scratch, NOBODY, NOBODY)
+        (scratch / "home").mkdir()
+        if self.isolated:
+            os.chown(scratch / "home", NOBODY, NOBODY)
+        return scratch
+
+    def command(self, scratch: Path, argv: list[str]) -> list[str]:
+        if not self.isolated:
+            return argv
+        cmd = ["bwrap", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
+               "--unshare-cgroup-try", "--die-with-parent", "--new-session",
+               "--ro-bind", "/usr", "/usr", "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+        for name in ("lib", "lib64", "bin", "sbin"):
+            if os.path.islink(f"/{name}"):
+                cmd += ["--symlink", os.readlink(f"/{name}"), f"/{name}"]
+        binds = _python_paths() + [Path("/work/scratch")]
+        made: set[Path] = set()
+        for target in binds:
+            for parent in reversed(target.parents):
+                if parent != Path("/") and parent not in made and parent not in binds:
+                    cmd += ["--perms", "0755", "--dir", str(parent)]
+                    made.add(parent)
+        for path in binds[:-1]:
+            cmd += ["--ro-bind", str(path), str(path)]
+        cmd += ["--bind", str(scratch), "/work/scratch", "--chdir", "/work/scratch/home", "--clearenv",
+                "/usr/bin/setpriv", "--reuid", str(NOBODY), "--regid", str(NOBODY), "--clear-groups",
+                "--no-new-privs", "--bounding-set", "-all", "--inh-caps", "-all", "--"]
+        return cmd + argv
+
+    def environment(self, scratch: Path) -> dict[str, str]:
+        home = "/work/scratch/home" if self.isolated else str(scratch / "home")
+        return {"HOME": home, "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "MPLBACKEND": "Agg",
+                "MPLCONFIGDIR": home, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1",
+                "PYTHONDONTWRITEBYTECODE": "1", "PYTHONHASHSEED": "0"}
+
+    def spawn(self, scratch: Path) -> subprocess.Popen:
+        """Start ``python -I -m reading_maths.child`` in the sandbox, protocol on stdin/stdout."""
+        argv = [sys.executable, "-I", "-m", "reading_maths.child"]
+        return subprocess.Popen(
+            self.command(scratch, argv), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL, env=self.environment(scratch),
+            cwd=scratch / "home", start_new_session=True, preexec_fn=self.limits.apply, close_fds=True,
+        )
+
+
+def kill(process: subprocess.Popen) -> None:
+    """Kill the child's whole process group (and with it, its PID namespace) and reap it."""
+    try:
+        os.killpg(process.pid, 9)
+    except (ProcessLookupError, PermissionError):
+        pass
+    try:
+        process.kill()
+    except ProcessLookupError:
+        pass
+    process.wait()
+    for stream in (process.stdin, process.stdout):
+        if stream:
+            stream.close()
+
+
+def remove_scratch(scratch: Path) -> None:
+    shutil.rmtree(scratch, ignore_errors=True)
+
+
+@cache
+def _bwrap_works() -> bool:
+    if os.geteuid() != 0 or not shutil.which("bwrap") or not os.path.exists("/usr/bin/setpriv"):
+        return False
+    probe = Sandbox("bwrap")
+    scratch = probe.new_scratch()
+    try:
+        argv = [sys.executable, "-I", "-c", "import os; assert os.getuid() == 65534"]
+        done = subprocess.run(probe.command(scratch, argv), env=probe.environment(scratch),
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=30, check=False)
+        return done.returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    finally:
+        remove_scratch(scratch)
+
+
+def choose(require: bool = False, limits: Limits | None = None) -> Sandbox:
+    """The best sandbox this machine allows; warn (or refuse, with ``require``) when degraded."""
+    if _bwrap_works():
+        return Sandbox("bwrap", limits or Limits())
+    reason = ("not running as root" if os.geteuid() != 0 else
+              "bubblewrap (bwrap) is not installed or cannot create namespaces here")
+    if require:
+        raise SandboxUnavailable(f"the sandbox is unavailable: {reason}")
+    warnings.warn(
+        f"SANDBOX DEGRADED: {reason}. Student code will run as a plain subprocess with resource "
+        "limits only: it can read files this user can read. Use --require-sandbox to refuse.",
+        stacklevel=2,
+    )
+    return Sandbox("plain", limits or Limits())

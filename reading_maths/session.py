@@ -1,0 +1,261 @@
+"""The trusted side of one student's notebook: start it in the sandbox, call into it, survive it.
+
+A :class:`StudentSession` runs the notebook's cells in a sandboxed child and hands graders a
+namespace of the student's names: plain values, and :class:`Proxy` objects for functions, whose
+calls travel to the child as plain data.  A cell that loops past its time limit or kills the
+process is skipped on a restart, so it costs only the questions that need what it defines; a call
+that hangs or crashes interrupts only the question being graded.
+"""
+
+from __future__ import annotations
+
+import select
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from reading_maths import wire
+from reading_maths.graderkit import CallTimeout, ProcessDied, StudentError
+from reading_maths.sandbox import Sandbox, kill, remove_scratch
+
+MAX_RESTARTS = 8
+
+
+class ChildGone(Exception):
+    """The child stopped answering: it exited, was killed, broke the protocol, or timed out."""
+
+    def __init__(self, reason: str, timed_out: bool = False):
+        super().__init__(reason)
+        self.timed_out = timed_out
+
+
+@dataclass
+class Cell:
+    """A code cell to run: its position in the notebook, a label for messages, and its code."""
+
+    index: int
+    label: str
+    source: str
+
+
+@dataclass
+class Child:
+    """One running child process and its pipes."""
+
+    process: Any
+    deadline_per_read: float
+
+    def send(self, message: dict) -> None:
+        try:
+            wire.send(self.process.stdin, message)
+        except (BrokenPipeError, OSError, ValueError):
+            raise ChildGone("the notebook's Python process ended") from None
+
+    def _read_exact(self, size: int, deadline: float) -> bytes:
+        stream = self.process.stdout
+        chunks, need = [], size
+        while need:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise ChildGone("time limit", timed_out=True)
+            ready, _, _ = select.select([stream], [], [], left)
+            if not ready:
+                raise ChildGone("time limit", timed_out=True)
+            chunk = stream.read1(need)
+            if not chunk:
+                code = self.process.poll()
+                raise ChildGone(f"the notebook's Python process ended (exit status {code})")
+            chunks.append(chunk)
+            need -= len(chunk)
+        return b"".join(chunks)
+
+    def receive(self, timeout: float) -> dict:
+        deadline = time.monotonic() + timeout
+        try:
+            length = wire.header_length(self._read_exact(wire.HEADER_SIZE, deadline))
+            return wire.parse(self._read_exact(length, deadline))
+        except wire.WireError as exc:
+            raise ChildGone(f"the notebook's process broke the grading protocol ({exc})") from None
+
+
+class Proxy:
+    """Stands for a student's function on the trusted side; calling it calls into the sandbox."""
+
+    def __init__(self, session: StudentSession, name: str):
+        self._session = session
+        self.__name__ = name
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        value, args_after = self._session.call(self.__name__, args, kwargs)
+        _write_back(args, args_after)
+        return value
+
+    def __repr__(self) -> str:
+        return f"<student function {self.__name__}>"
+
+
+def _write_back(args: tuple, after: Any) -> None:
+    """Make in-place changes the student's code made to array arguments visible here too."""
+    if not isinstance(after, list) or len(after) != len(args):
+        return
+    for mine, theirs in zip(args, after):
+        if not isinstance(mine, np.ndarray) or not mine.flags.writeable:
+            continue
+        if isinstance(theirs, np.ndarray) and theirs.shape == mine.shape:
+            if not np.array_equal(theirs, mine, equal_nan=True):
+                mine[...] = theirs.astype(mine.dtype, copy=False)
+        elif mine.dtype.kind == "f":
+            mine[...] = np.nan  # its shape or kind changed: certainly not left as it was
+
+
+@dataclass
+class StudentSession:
+    """Runs a notebook's cells in the sandbox and serves its names to graders."""
+
+    cells: list[Cell]
+    names: list[str]
+    sandbox: Sandbox
+    cell_timeout: float = 30.0
+    call_timeout: float = 10.0
+    cell_errors: dict[int, str] = field(default_factory=dict)
+    _skip: set[int] = field(default_factory=set)
+    _child: Child | None = None
+    _scratch: Any = None
+    _described: dict[str, dict] = field(default_factory=dict)
+    _interruption: tuple[str, str] | None = None
+    _restarts: int = 0
+
+    # -- lifecycle -------------------------------------------------------------------------------
+    def start(self) -> None:
+        """Run the notebook; cells that hang or kill the process are skipped on a restart."""
+        while True:
+            try:
+                self._start_once()
+                return
+            except ChildGone:
+                self._stop_child()
+                if self._restarts >= MAX_RESTARTS:
+                    self._described = {}
+                    return
+                self._restarts += 1
+
+    def _start_once(self) -> None:
+        self._scratch = self._scratch or self.sandbox.new_scratch()
+        process = self.sandbox.spawn(self._scratch)
+        self._child = Child(process, self.cell_timeout)
+        todo = [c for c in self.cells if c.index not in self._skip]
+        self._child.send({"cells": [{"id": c.index, "source": c.source} for c in todo], "names": self.names})
+        running: Cell | None = None
+        by_index = {c.index: c for c in todo}
+        try:
+            while True:
+                message = self._child.receive(self.cell_timeout)
+                event = message.get("event")
+                if event == "cell" and message.get("id") in by_index:
+                    running = by_index[message["id"]]
+                elif event == "cell_done" and running is not None:
+                    if message.get("error"):
+                        self.cell_errors[running.index] = f"{running.label} raised {str(message['error'])[:300]}"
+                    running = None
+                elif event == "ready":
+                    self._described = message.get("names") if isinstance(message.get("names"), dict) else {}
+                    return
+        except ChildGone as gone:
+            if running is not None:
+                self._skip.add(running.index)
+                why = (f"ran longer than {self.cell_timeout:g} s and was stopped" if gone.timed_out
+                       else "ended the notebook's Python process")
+                self.cell_errors[running.index] = f"{running.label} {why}; it was skipped"
+            raise
+
+    def _stop_child(self) -> None:
+        if self._child is not None:
+            kill(self._child.process)
+            self._child = None
+
+    def close(self) -> None:
+        self._stop_child()
+        if self._scratch is not None:
+            remove_scratch(self._scratch)
+            self._scratch = None
+
+    def __enter__(self) -> StudentSession:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    # -- what graders see ------------------------------------------------------------------------
+    def env(self) -> dict[str, Any]:
+        """The student's names: proxies for functions, decoded plain values for the rest."""
+        env: dict[str, Any] = {}
+        for name in self.names:
+            info = self._described.get(name)
+            if not isinstance(info, dict):
+                continue
+            if info.get("kind") == "callable":
+                env[name] = Proxy(self, name)
+            elif info.get("kind") == "value":
+                try:
+                    env[name] = wire.decode(info.get("value"))
+                except wire.WireError:
+                    env[name] = wire.Unencodable("malformed")
+        return env
+
+    def begin_question(self) -> None:
+        self._interruption = None
+
+    def interruption(self) -> tuple[str, str] | None:
+        """``(status, message)`` once the current question's calls can no longer be answered."""
+        return self._interruption
+
+    def call(self, name: str, args: tuple, kwargs: dict) -> tuple[Any, Any]:
+        """Call the student's ``name`` in the sandbox; trusted callbacks are served meanwhile."""
+        if self._interruption is not None:
+            raise CallTimeout() if self._interruption[0] == "timeout" else ProcessDied()
+        if self._child is None:
+            self.start()
+            if self._child is None:
+                self._interruption = ("error", "the notebook could not be run")
+                raise ProcessDied()
+        callbacks: list[Callable] = []
+        request = {"op": "call", "name": name, "args": wire.encode(list(args), callbacks),
+                   "kwargs": wire.encode(dict(kwargs), callbacks)}
+        deadline = time.monotonic() + self.call_timeout
+        try:
+            self._child.send(request)
+            while True:
+                message = self._child.receive(max(0.0, deadline - time.monotonic()))
+                event = message.get("event")
+                if event == "callback":
+                    self._serve_callback(callbacks, message)
+                elif event == "return":
+                    return wire.decode(message.get("value")), wire.decode(message.get("args"))
+                elif event == "raise":
+                    raise StudentError(str(message.get("type", "Exception"))[:80], str(message.get("message", ""))[:500])
+        except ChildGone as gone:
+            self._stop_child()
+            if gone.timed_out:
+                self._interruption = ("timeout", f"`{name}` did not finish within {self.call_timeout:g} s; "
+                                                 "the rest of this question was not run.")
+                raise CallTimeout() from None
+            self._interruption = ("error", f"`{name}` ended the notebook's Python process ({gone}); "
+                                           "the rest of this question was not run.")
+            raise ProcessDied() from None
+
+    def _serve_callback(self, callbacks: list[Callable], message: dict) -> None:
+        number = message.get("id")
+        try:
+            function = callbacks[number] if isinstance(number, int) and 0 <= number < len(callbacks) else None
+            if function is None:
+                raise ValueError("no such function")
+            args = wire.decode(message.get("args"))
+            value = function(*args)
+            reply = {"op": "callback_return", "value": wire.encode(value)}
+        except Exception as exc:  # noqa: BLE001 - the student passed something the grader's function rejects
+            reply = {"op": "callback_raise", "message": f"{type(exc).__name__}: {exc}"[:200]}
+        self._child.send(reply)

@@ -1,0 +1,180 @@
+"""The plain-data wire between the trusted grader and the sandboxed student process.
+
+Messages are length-prefixed JSON.  Values are JSON with a few tagged forms: arrays travel as raw
+little-endian bytes of one of three dtypes (float64, int64, bool) with their shape, tuples, dicts
+and sets are tagged, and a trusted callback travels as a number.  Nothing is ever pickled, and
+decoding builds only plain Python and NumPy objects, checking every size on the way.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import numbers
+import os
+import struct
+from typing import Any, BinaryIO
+
+import numpy as np
+
+MAX_MESSAGE = 64 * 1024 * 1024
+MAX_DEPTH = 40
+DTYPES = {"f8": np.float64, "i8": np.int64, "b1": np.bool_}
+_HEADER = struct.Struct(">I")
+
+
+class WireError(ValueError):
+    """A message that breaks the protocol (too big, malformed, or of a forbidden kind)."""
+
+
+class Unencodable:
+    """Stands for a student value that is not plain data (its type name only)."""
+
+    def __init__(self, type_name: str):
+        self.type_name = type_name
+
+    def __repr__(self) -> str:
+        return f"<{self.type_name} object>"
+
+
+class Callback:
+    """A trusted function the student's code may call back (decoded from its number)."""
+
+    def __init__(self, number: int):
+        self.number = number
+
+
+# -- values ------------------------------------------------------------------------------------
+
+def _array(value: Any) -> dict:
+    arr = np.array(value, subok=False)
+    if arr.dtype == np.bool_:
+        code = "b1"
+    elif np.issubdtype(arr.dtype, np.integer):
+        code = "i8"
+    else:
+        code = "f8"  # float, or anything NumPy can make a float of; raises otherwise
+    arr = np.ascontiguousarray(arr, dtype=DTYPES[code]).astype(f"<{code}", copy=False)
+    return {"__nd__": [code, list(arr.shape), base64.b64encode(arr.tobytes()).decode("ascii")]}
+
+
+def encode(value: Any, callbacks: list | None = None, depth: int = 0) -> Any:
+    """Turn a value into wire data; functions become callbacks when ``callbacks`` collects them."""
+    if depth > MAX_DEPTH:
+        return {"__unencodable__": "nesting too deep"}
+    if value is None or isinstance(value, (bool, np.bool_)):
+        return None if value is None else bool(value)
+    if isinstance(value, str):
+        return str.__str__(value)
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    if isinstance(value, numbers.Real):
+        return float(value)
+    if isinstance(value, np.ndarray) or (hasattr(value, "__array__") and not callable(value)):
+        try:
+            return _array(value)
+        except Exception:  # noqa: BLE001 - an object array or a strange class: not numbers
+            return {"__unencodable__": type(value).__name__}
+    if isinstance(value, (list, tuple, set, frozenset)):
+        items = [encode(v, callbacks, depth + 1) for v in list(value)]
+        if isinstance(value, list):
+            return items
+        return {"__tuple__": items} if isinstance(value, tuple) else {"__set__": items}
+    if isinstance(value, dict):
+        return {"__dict__": [[encode(k, callbacks, depth + 1), encode(v, callbacks, depth + 1)]
+                             for k, v in list(value.items())]}
+    if callbacks is not None and callable(value):
+        callbacks.append(value)
+        return {"__cb__": len(callbacks) - 1}
+    return {"__unencodable__": type(value).__name__}
+
+
+def _decode_array(spec: Any) -> np.ndarray:
+    if not (isinstance(spec, list) and len(spec) == 3):
+        raise WireError("bad array")
+    code, shape, data = spec
+    if code not in DTYPES or not isinstance(shape, list) or not isinstance(data, str):
+        raise WireError("bad array")
+    if len(shape) > 32 or not all(isinstance(n, int) and 0 <= n < 2**31 for n in shape):
+        raise WireError("bad array shape")
+    raw = base64.b64decode(data, validate=True)
+    dtype = np.dtype(f"<{code}")
+    if len(raw) != int(np.prod(shape, dtype=np.int64)) * dtype.itemsize:
+        raise WireError("array size does not match its shape")
+    return np.frombuffer(raw, dtype=dtype).astype(DTYPES[code]).reshape(shape)
+
+
+def decode(data: Any, depth: int = 0) -> Any:
+    """Rebuild a value from wire data: plain objects and arrays only."""
+    if depth > MAX_DEPTH + 2:
+        raise WireError("nesting too deep")
+    if data is None or isinstance(data, (bool, int, float, str)):
+        return data
+    if isinstance(data, list):
+        return [decode(v, depth + 1) for v in data]
+    if not isinstance(data, dict) or len(data) != 1:
+        raise WireError("unknown value")
+    (tag, body), = data.items()
+    if tag == "__nd__":
+        return _decode_array(body)
+    if tag == "__unencodable__":
+        return Unencodable(str(body)[:80])
+    if tag == "__cb__":
+        if not isinstance(body, int):
+            raise WireError("bad callback")
+        return Callback(body)
+    if not isinstance(body, list):
+        raise WireError("bad container")
+    if tag == "__tuple__":
+        return tuple(decode(v, depth + 1) for v in body)
+    if tag == "__set__":
+        return [decode(v, depth + 1) for v in body]
+    if tag == "__dict__":
+        out = {}
+        for pair in body:
+            if not (isinstance(pair, list) and len(pair) == 2):
+                raise WireError("bad dict")
+            key = decode(pair[0], depth + 1)
+            if isinstance(key, list):
+                key = tuple(key)
+            if not isinstance(key, (str, int, float, bool, tuple, type(None))):
+                raise WireError("bad dict key")
+            out[key] = decode(pair[1], depth + 1)
+        return out
+    raise WireError("unknown tag")
+
+
+# -- framing -----------------------------------------------------------------------------------
+
+def send(stream: BinaryIO | int, message: dict) -> None:
+    """Write one message (to a file object or a raw file descriptor)."""
+    body = json.dumps(message, allow_nan=True, separators=(",", ":")).encode()
+    frame = _HEADER.pack(len(body)) + body
+    if isinstance(stream, int):
+        view = memoryview(frame)
+        while view:
+            view = view[os.write(stream, view):]
+    else:
+        stream.write(frame)
+        stream.flush()
+
+
+def parse(body: bytes) -> dict:
+    """Parse one message body; raise :class:`WireError` on anything but a JSON object."""
+    try:
+        message = json.loads(body.decode("utf-8"))
+    except (ValueError, RecursionError):
+        raise WireError("malformed message") from None
+    if not isinstance(message, dict):
+        raise WireError("malformed message")
+    return message
+
+
+def header_length(header: bytes) -> int:
+    (length,) = _HEADER.unpack(header)
+    if length > MAX_MESSAGE:
+        raise WireError("message too large")
+    return length
+
+
+HEADER_SIZE = _HEADER.size
