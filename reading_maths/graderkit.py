@@ -80,7 +80,8 @@ def same_values(actual: np.ndarray, expected: np.ndarray, rtol: float = RTOL, at
         return False
     both_nan = np.isnan(actual) & np.isnan(expected)
     with np.errstate(invalid="ignore", over="ignore"):
-        close = np.abs(actual - expected) <= atol + rtol * np.abs(expected)
+        # a finite value is never "close" to an infinite one (|a - inf| <= inf would say it is)
+        close = (np.abs(actual - expected) <= atol + rtol * np.abs(expected)) & np.isfinite(expected)
     same_inf = np.isinf(expected) & (actual == expected)
     return bool(np.all(close | both_nan | same_inf))
 
