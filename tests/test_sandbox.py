@@ -1,0 +1,157 @@
+"""The sandbox and the wire: what student code can and cannot do, checked from the trusted side."""
+
+import os
+import subprocess
+import time
+
+import numpy as np
+import pytest
+
+from reading_maths import wire
+from reading_maths.graderkit import CallTimeout, ProcessDied, StudentError
+from reading_maths.sandbox import Sandbox, choose
+from reading_maths.session import Cell, StudentSession
+
+from conftest import ROOT
+
+SANDBOX = choose()
+needs_isolation = pytest.mark.skipif(not SANDBOX.isolated, reason="full sandbox needs root and bubblewrap")
+
+
+def session(*sources: str, names=("probe",), timeout: float = 3.0, sandbox: Sandbox = SANDBOX) -> StudentSession:
+    cells = [Cell(i, f"cell {i + 1}", s) for i, s in enumerate(sources)]
+    return StudentSession(cells, list(names), sandbox, cell_timeout=timeout, call_timeout=timeout)
+
+
+def probe(code: str):
+    """Run ``code`` (which sets ``probe``) in the sandbox and return the value it saw."""
+    with session(code) as s:
+        return s.env().get("probe")
+
+
+@needs_isolation
+def test_student_code_runs_as_nobody_with_no_capabilities():
+    status = probe("probe = open('/proc/self/status').read()")
+    uid_line = next(line for line in status.splitlines() if line.startswith("Uid:"))
+    assert uid_line.split()[1:] == ["65534"] * 4
+    assert "CapEff:\t0000000000000000" in status
+    assert "NoNewPrivs:\t1" in status
+
+
+@needs_isolation
+def test_course_files_and_host_are_invisible():
+    seen = probe(
+        "import os\n"
+        f"probe = [os.path.exists(p) for p in ({str(ROOT / 'graders')!r}, {str(ROOT / 'source')!r}, "
+        f"{str(ROOT / 'nbgrader_config.py')!r}, '/etc/passwd', '/root/.bash_history')]"
+    )
+    assert seen == [False] * 5
+
+
+@needs_isolation
+def test_no_network_and_own_pid_namespace():
+    seen = probe(
+        "import os, socket\n"
+        "try:\n    socket.create_connection(('127.0.0.1', 22), timeout=1); net = 'open'\n"
+        "except OSError as e:\n    net = type(e).__name__\n"
+        "probe = (net, len([p for p in os.listdir('/proc') if p.isdigit()]) < 10)"
+    )
+    assert seen[0] != "open" and seen[1] is True
+
+
+def test_a_hanging_cell_is_skipped_and_later_cells_still_run():
+    with session("while True: pass", "probe = lambda: 42", timeout=1.0) as s:
+        assert s.env()["probe"]() == 42
+        assert "ran longer than 1 s" in s.cell_errors[0]
+
+
+def test_a_cell_that_kills_the_process_is_skipped():
+    with session("import os; os._exit(7)", "probe = 5") as s:
+        assert s.env()["probe"] == 5
+        assert "ended the notebook's Python process" in s.cell_errors[0]
+
+
+def test_errors_system_exit_and_keyboard_interrupt_cost_only_their_cell():
+    with session("raise SystemExit(1)", "raise KeyboardInterrupt", "1/0", "probe = 'ok'") as s:
+        assert s.env()["probe"] == "ok"
+        assert {0, 1, 2} == set(s.cell_errors)
+
+
+def test_calls_return_plain_data_and_report_mutation():
+    with session("def probe(x):\n    x *= 2\n    return x.sum()") as s:
+        arg = np.array([1.0, 2.0])
+        assert s.env()["probe"](arg) == 6.0
+        assert arg.tolist() == [2.0, 4.0]  # the in-place change is visible, so graders can fail it
+
+
+def test_student_exceptions_hangs_and_crashes_in_calls():
+    code = ("def probe(kind):\n"
+            "    if kind == 'raise': raise ValueError('nope')\n"
+            "    if kind == 'hang':\n        while True: pass\n"
+            "    import os; os._exit(1)\n")
+    with session(code, timeout=1.0) as s:
+        f = s.env()["probe"]
+        with pytest.raises(StudentError, match="nope"):
+            f("raise")
+        with pytest.raises(CallTimeout):
+            f("hang")
+        s.begin_question()
+        with pytest.raises(ProcessDied):
+            f("die")
+        s.begin_question()
+        with pytest.raises(StudentError):
+            f("raise")  # a fresh process answers the next question
+
+
+def test_trusted_callbacks_are_served():
+    with session("def probe(grad, x):\n    return grad(grad(x))") as s:
+        assert s.env()["probe"](lambda v: v * 2, np.array([1.5])).tolist() == [6.0]
+
+
+def test_unencodable_values_and_subclasses_arrive_as_plain_data():
+    code = ("import numpy as np\n"
+            "class Sneaky(np.ndarray):\n    def __eq__(self, other): return True\n"
+            "probe = (np.arange(3.0).view(Sneaky), object(), {'a': [1, 2]})")
+    value = probe(code)
+    assert type(value[0]) is np.ndarray and value[0].tolist() == [0.0, 1.0, 2.0]
+    assert isinstance(value[1], wire.Unencodable)
+    assert value[2] == {"a": [1, 2]}
+
+
+@needs_isolation
+def test_no_process_outlives_the_session(tmp_path):
+    marker = "reading-maths-daemon-test"
+    code = ("import subprocess\n"
+            f"subprocess.Popen(['sleep', '300'], start_new_session=True, env={{'X': '{marker}'}})\n"
+            "probe = 1")
+    with session(code):
+        pass
+    time.sleep(0.3)
+    ps = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True, check=True).stdout
+    assert not [line for line in ps.splitlines() if line.strip() == "sleep 300"]
+
+
+@pytest.mark.parametrize("bad", [
+    {"__nd__": ["O", [1], ""]},
+    {"__nd__": ["f8", [10**12], ""]},
+    {"__nd__": ["f8", [2], "AAAA"]},
+    {"__pickle__": "gASVAAAA"},
+    {"__dict__": [[{"__nd__": ["f8", [0], ""]}, 1]]},
+    {"a": 1, "b": 2},
+])
+def test_wire_rejects_anything_but_plain_data(bad):
+    with pytest.raises(wire.WireError):
+        wire.decode(bad)
+
+
+def test_wire_round_trip():
+    value = {"x": (np.arange(6.0).reshape(2, 3), [1, True, None, "s"], float("inf")), 3: np.array([1, 2])}
+    back = wire.decode(wire.encode(value))
+    assert back["x"][0].tolist() == value["x"][0].tolist() and back["x"][1:] == value["x"][1:]
+    assert back[3].dtype == np.int64
+
+
+def test_degraded_sandbox_still_grades(monkeypatch):
+    with session("probe = __import__('os').getpid() > 0", sandbox=Sandbox("plain")) as s:
+        assert s.env()["probe"] is True
+    assert os.environ.get("HOME")  # the trusted side's environment is untouched
