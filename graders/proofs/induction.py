@@ -1,0 +1,79 @@
+"""The induction proving m_t = (1 - beta1) Sum_{i=1}^{t} beta1^(t-i) g_i, as three formulas.
+
+Each formula is compared with the notebook's reference by reading_maths.symbolic.compare:
+whitelisted parsing in a time-limited child process, symbolic equivalence, then a numeric check at
+random points (beta1 in (0, 1), k = 1..9, random gradients).  A wrong formula that matches a
+catalogued mistake gets that mistake's message.
+"""
+
+OK_FORMAT = False
+name = "induction"
+
+from otter.test_files import test_case
+
+from reading_maths.graderkit import reference
+from reading_maths.symbolic import compare
+
+REF = reference("proofs")
+SEED = 20240611
+
+HYPOTHESIS_MISTAKES = [
+    ("Sum(beta1**(k - i)*g(i), (i, 1, k))",
+     "The factor (1 - β₁) in front of the sum is missing: every gradient enters m_t multiplied by (1 - β₁)."),
+    ("(1 - beta1)*Sum(beta1**(k - i + 1)*g(i), (i, 1, k))",
+     "The power of β₁ is one too high: the newest gradient g_k gets β₁^0 = 1, so the power is k - i."),
+    ("(1 - beta1)*Sum(beta1**(k - i - 1)*g(i), (i, 1, k))",
+     "The power of β₁ is one too low: the newest gradient g_k gets β₁^0 = 1, so the power is k - i."),
+    ("(1 - beta1)*Sum(beta1**(k - i)*g(i), (i, 0, k))",
+     "The sum starts at i = 0, but there is no g_0: Adam's first gradient is g_1 (and m_0 = 0)."),
+    ("(1 - beta1)*Sum(beta1**i*g(i), (i, 1, k))",
+     "The powers run the wrong way: the oldest gradient g_1 has been shrunk the most, by β₁^(k-1)."),
+]
+STEP_MISTAKES = [
+    ("(1 - beta1)*Sum(beta1**(k - i)*g(i), (i, 1, k)) + (1 - beta1)*g(k + 1)",
+     "The recursion multiplies the old average by β₁: m_(k+1) = β₁ m_k + (1 - β₁) g_(k+1)."),
+    ("beta1*(1 - beta1)*Sum(beta1**(k - i)*g(i), (i, 1, k)) + g(k + 1)",
+     "The new gradient enters with the factor (1 - β₁): m_(k+1) = β₁ m_k + (1 - β₁) g_(k+1)."),
+    ("beta1*(1 - beta1)*Sum(beta1**(k - i)*g(i), (i, 1, k)) + (1 - beta1)*g(k)",
+     "The new gradient at step k + 1 is g_(k+1), not g_k."),
+]
+BASE_MISTAKES = [
+    ("beta1*g(0) + (1 - beta1)*g(1)",
+     "Adam starts from m_0 = 0, not m_0 = g_0: the base case has no g_0 in it."),
+    ("g(1)", "m_1 = β₁ m_0 + (1 - β₁) g_1: the new gradient enters with the factor (1 - β₁)."),
+    ("beta1*g(1)", "m_1 = β₁ m_0 + (1 - β₁) g_1: the new gradient is weighted by (1 - β₁), not β₁."),
+    ("(1 - beta1)*g(0)", "Adam's first gradient is g_1; there is no g_0."),
+]
+
+
+def _check(value, name: str, expected: str, variables: tuple, what: str, mistakes: list) -> None:
+    if value is None:
+        raise AssertionError(f"`{name}` is not defined: set it to a formula in a string.")
+    verdict = compare(value, expected, variables=variables, seed=SEED)
+    if verdict.ok:
+        return
+    if verdict.status in ("malformed", "timeout"):
+        raise AssertionError(f"`{name}` could not be graded: {verdict.message}.")
+    for wrong, message in mistakes:
+        if compare(value, wrong, variables=variables, seed=SEED).ok:
+            raise AssertionError(f"`{name}` is not {what}. {message}")
+    detail = f" ({verdict.message})" if verdict.message else ""
+    raise AssertionError(f"`{name}` is not {what}{detail}.")
+
+
+@test_case(points=1, hidden=False)
+def base_case_is_m_1(base_case):
+    _check(base_case, "base_case", REF.base_case, ("beta1",), "m_1 (apply the recursion once to m_0 = 0)",
+           BASE_MISTAKES)
+
+
+@test_case(points=1, hidden=False)
+def hypothesis_is_the_formula_for_m_k(hypothesis):
+    _check(hypothesis, "hypothesis", REF.hypothesis, ("beta1", "k"), "the claimed formula for m_k",
+           HYPOTHESIS_MISTAKES)
+
+
+@test_case(points=2, hidden=False)
+def inductive_step_gives_m_k_plus_1(inductive_step):
+    _check(inductive_step, "inductive_step", REF.inductive_step, ("beta1", "k"),
+           "β₁ m_k + (1 - β₁) g_(k+1) with the hypothesis put in for m_k", STEP_MISTAKES)

@@ -1,0 +1,71 @@
+"""moving_average(g, beta1, t): m_t for a constant gradient, which the proof says is g (1 - beta1^t)."""
+
+OK_FORMAT = False
+name = "moving_average"
+
+import numpy as np
+from otter.test_files import test_case
+
+from reading_maths.graderkit import Mistake, Question, hidden_rng, reference
+
+SEED = 7310
+REF = reference("proofs")
+
+
+def _no_one_minus_beta(g, beta1, t):
+    m = np.zeros_like(np.asarray(g, dtype=float))
+    for _ in range(t):
+        m = beta1 * m + np.asarray(g, dtype=float)
+    return m
+
+
+def _one_step_short(g, beta1, t):
+    return np.asarray(g, dtype=float) * (1 - beta1 ** (t - 1))
+
+
+def _one_step_extra(g, beta1, t):
+    return np.asarray(g, dtype=float) * (1 - beta1 ** (t + 1))
+
+
+def _bias_corrected(g, beta1, t):
+    return np.asarray(g, dtype=float) * 1.0
+
+
+def _beta_not_power(g, beta1, t):
+    return np.asarray(g, dtype=float) * (1 - beta1 * t) if t > 1 else np.asarray(g, dtype=float) * (1 - beta1)
+
+
+MISTAKES = [
+    Mistake("bias-corrected", "This returns g itself, the bias-corrected m̂_t (or m_0 = g was used as the start): "
+            "the question asks for m_t from m_0 = 0, before the hat divides by 1 - β₁^t.", _bias_corrected),
+    Mistake("no-one-minus-beta", "Each step adds (1 - β₁) g, not g: m ← β₁ m + (1 - β₁) g.", _no_one_minus_beta),
+    Mistake("t-minus-1-steps", "The loop runs one step too few: apply the update exactly t times.", _one_step_short),
+    Mistake("t-plus-1-steps", "The loop runs one step too many: apply the update exactly t times.", _one_step_extra),
+    Mistake("beta-times-t", "β₁ to the power t is not β₁ times t; simulate the loop rather than a formula.",
+            _beta_not_power),
+]
+q = Question("moving_average", REF.moving_average, MISTAKES)
+
+
+@test_case(points=1, hidden=False)
+def text_example(moving_average):
+    q.check(moving_average, 2.0, 0.9, 1, label="g = 2.0, beta1 = 0.9, t = 1", public=True)
+    q.check(moving_average, 2.0, 0.9, 2, label="g = 2.0, beta1 = 0.9, t = 2", public=True)
+
+
+@test_case(points=1, hidden=True)
+def random_arrays(moving_average):
+    rng = hidden_rng(SEED, "random_arrays")
+    for n in range(4):
+        g = rng.normal(0, 3, size=rng.integers(2, 6))
+        q.check(moving_average, g, float(rng.uniform(0.5, 0.99)), int(rng.integers(3, 25)), label="a hidden array of gradients")
+
+
+@test_case(points=1, hidden=True)
+def equals_g_times_one_minus_beta_power(moving_average):
+    rng = hidden_rng(SEED, "formula")
+    for t in (1, 5, 40):
+        g, beta1 = float(rng.normal(0, 5)), float(rng.uniform(0.8, 0.999))
+        (m,) = q.call(moving_average, g, beta1, t, label="a hidden scalar gradient")
+        q.check_property(m.shape == () and abs(float(m) - g * (1 - beta1**t)) <= 1e-9 + 1e-7 * abs(g),
+                         label="a hidden scalar gradient", message="the result is not g (1 - β₁^t).")

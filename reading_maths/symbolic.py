@@ -1,0 +1,317 @@
+"""Reading a student's formula safely, and deciding whether it equals the reference.
+
+Students write formulas as strings in Python/SymPy syntax over a small, fixed vocabulary:
+
+=========  ===================================================================
+``beta1``  β₁ (declared positive; the numeric checks draw it from (0, 1))
+``k``      the induction variable (a positive integer)
+``t``      the step number (a positive integer)
+``i, j``   summation indices (integers)
+``g(i)``   the gradient g_i: ``g`` is a function of the index, ``g(k + 1)`` is g_{k+1}
+``Sum``    ``Sum(term, (i, first, last))``: Σ_{i=first}^{last} term (SymPy's ``Sum``)
+=========  ===================================================================
+
+plus numbers, ``+ - * / **`` (``^`` also means a power), parentheses and commas.
+
+Safety: the text is tokenized first and rejected unless every token is a whitelisted name, a plain
+number or one of those operators, so attribute access, dunders, strings, brackets, lambdas and
+keywords never reach SymPy's parser.  Parsing, simplifying and evaluating then run in a forked child
+process with a CPU and memory limit and a wall-clock timeout, so a hostile string such as
+``9**9**9**9`` costs a few seconds and a clear message, never a hung or crashed grader.
+
+Equivalence: first symbolic (``simplify(student - reference) == 0`` with the assumptions above),
+then, because SymPy alone marks some correct answers wrong (a ``Sum`` that ``doit`` turns into a
+``Piecewise``, ``equals`` returning ``None``), a numeric check: both sides evaluated at random points
+of the domain (small concrete ``k`` and ``t``, ``beta1`` in (0, 1), random values of every ``g_i``).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+import os
+import random
+import select
+import signal
+import time
+import tokenize
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import sympy
+from sympy.core.function import AppliedUndef
+from sympy.parsing.sympy_parser import auto_number, convert_xor, parse_expr
+
+MAX_LENGTH = 400
+MAX_DIGITS = 12
+TIMEOUT = 3.0
+"""wall-clock seconds allowed for the numeric check"""
+SYMBOLIC_TIMEOUT = 1.0
+"""wall-clock seconds allowed for the symbolic check before falling back to numbers"""
+
+OPERATORS = frozenset({"+", "-", "*", "/", "**", "^", "(", ")", ","})
+SYMBOLS: dict[str, sympy.Symbol] = {
+    "beta1": sympy.Symbol("beta1", positive=True),
+    "k": sympy.Symbol("k", integer=True, positive=True),
+    "t": sympy.Symbol("t", integer=True, positive=True),
+    "i": sympy.Symbol("i", integer=True),
+    "j": sympy.Symbol("j", integer=True),
+}
+g = sympy.Function("g")
+NAMES: dict[str, Any] = {**SYMBOLS, "g": g, "Sum": sympy.Sum}
+"""The whitelist: the only names a formula may use."""
+
+Status = Literal["equal", "different", "malformed", "timeout"]
+
+
+class ExpressionError(ValueError):
+    """The text is not a formula in the allowed vocabulary; the message says why, for a student."""
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The outcome of comparing a student's formula with the reference."""
+
+    status: Status
+    message: str = ""
+    """for a student: why the formula was not accepted (empty when equal)"""
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "equal"
+
+
+# -- reading -----------------------------------------------------------------------------------
+
+def check_syntax(text: object, names: Iterable[str] = NAMES) -> str:
+    """Return ``text`` stripped if it only uses whitelisted tokens, else raise :class:`ExpressionError`."""
+    if not isinstance(text, str):
+        raise ExpressionError(f"it should be a string holding a formula, not a {type(text).__name__}")
+    text = text.strip()
+    if not text:
+        raise ExpressionError("it is empty")
+    if len(text) > MAX_LENGTH:
+        raise ExpressionError(f"it is longer than {MAX_LENGTH} characters")
+    allowed = set(names)
+    depth = 0
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
+    except (tokenize.TokenError, SyntaxError, ValueError):
+        raise ExpressionError("it is not a complete formula (check the parentheses)") from None
+    for tok in tokens:
+        kind, value = tok.type, tok.string
+        if kind in (tokenize.NEWLINE, tokenize.NL, tokenize.ENDMARKER):
+            continue
+        if kind == tokenize.NAME:
+            if value not in allowed:
+                shown = ", ".join(sorted(allowed))
+                raise ExpressionError(f"it uses the name {value!r}; only these names are allowed: {shown}")
+        elif kind == tokenize.NUMBER:
+            if not all(c.isdigit() or c == "." for c in value) or value.count(".") > 1:
+                raise ExpressionError(f"{value!r} is not a plain decimal number")
+            if sum(c.isdigit() for c in value) > MAX_DIGITS:
+                raise ExpressionError(f"the number {value[:15]}… has too many digits")
+        elif kind == tokenize.OP and value in OPERATORS:
+            depth += {"(": 1, ")": -1}.get(value, 0)
+            if depth < 0 or depth > 30:
+                raise ExpressionError("its parentheses do not match")
+        else:
+            shown = value if len(value) <= 10 else value[:10] + "…"
+            raise ExpressionError(
+                f"it contains {shown!r}; only names, numbers, + - * / ** ^, parentheses and commas are allowed"
+            )
+    if depth != 0:
+        raise ExpressionError("its parentheses do not match")
+    return text
+
+
+def parse(text: object, names: Iterable[str] = NAMES) -> sympy.Expr:
+    """Parse a whitelisted formula into SymPy (no time limit: use :func:`compare` for student input)."""
+    text = check_syntax(text, names)
+    local = {name: NAMES[name] for name in names}
+    global_dict = {"__builtins__": {}, "Integer": sympy.Integer, "Float": sympy.Float,
+                   "Rational": sympy.Rational}
+    try:
+        expr = parse_expr(text, local_dict=local, global_dict=global_dict,
+                          transformations=(auto_number, convert_xor), evaluate=True)
+    except RecursionError:
+        raise ExpressionError("it is nested too deeply") from None
+    except Exception as exc:  # noqa: BLE001 - SymPy raises many kinds for malformed formulas
+        raise ExpressionError(_explain(text, exc)) from None
+    if isinstance(expr, tuple) or not isinstance(expr, sympy.Expr):
+        raise ExpressionError("it is not a single formula (is there a stray comma, or `g` without `(i)`?)")
+    return expr
+
+
+def _explain(text: str, exc: Exception) -> str:
+    if "Sum" in text and isinstance(exc, (ValueError, TypeError)):
+        return "it could not be read: write a sum as Sum(term, (i, first, last))"
+    if isinstance(exc, SyntaxError):
+        return "it is not a valid formula (a missing operator, such as * between factors?)"
+    return f"it could not be read as a formula ({type(exc).__name__})"
+
+
+# -- the checks, run in a child process -----------------------------------------------------------
+
+def _free_problem(expr: sympy.Expr, variables: Iterable[str]) -> str | None:
+    extra = sorted(str(s) for s in expr.free_symbols if str(s) not in set(variables))
+    if extra:
+        allowed = ", ".join(sorted(variables)) or "numbers"
+        return (f"it contains {', '.join(extra)}, which should not appear here (free variables allowed: "
+                f"{allowed}; a summation index may appear only inside its Sum)")
+    for call in expr.atoms(AppliedUndef):
+        if len(call.args) != 1:
+            return "g takes one index: write g(i) for g_i"
+    return None
+
+
+def _symbolic(student: str, reference: str, variables: tuple[str, ...]) -> tuple[str, str]:
+    try:
+        s = parse(student)
+    except ExpressionError as exc:
+        return "malformed", str(exc)
+    problem = _free_problem(s, variables)
+    if problem:
+        return "different", problem
+    r = parse(reference)
+    difference = sympy.simplify((s - r).doit())
+    return ("equal", "") if difference == 0 else ("unknown", "")
+
+
+def _g_value(seed: int, index: sympy.Expr) -> float:
+    if not (index.is_integer and index.is_number) or abs(int(index)) > 1000:
+        raise ValueError("g at a non-integer or huge index")
+    return random.Random(f"{seed}/{int(index)}").uniform(-2.0, 2.0)
+
+
+def _evaluate(expr: sympy.Expr, point: dict[str, float | int], seed: int) -> float:
+    values = {SYMBOLS[name]: (sympy.Integer(v) if isinstance(v, int) else sympy.Float(v, 30))
+              for name, v in point.items()}
+    done = expr.subs(values).doit()
+    done = done.replace(lambda e: isinstance(e, AppliedUndef), lambda e: sympy.Float(_g_value(seed, e.args[0]), 30))
+    number = complex(sympy.N(done, 20))
+    if abs(number.imag) > 1e-12 * max(1.0, abs(number.real)):
+        raise ValueError("not real")
+    return number.real
+
+
+def _numeric(student: str, reference: str, variables: tuple[str, ...], seed: int) -> tuple[str, str]:
+    try:
+        s = parse(student)
+    except ExpressionError as exc:
+        return "malformed", str(exc)
+    problem = _free_problem(s, variables)
+    if problem:
+        return "different", problem
+    r = parse(reference)
+    rng = random.Random(seed)
+    for trial in range(6):
+        point: dict[str, float | int] = {"beta1": rng.uniform(0.05, 0.95)}
+        for name in ("k", "t"):
+            if name in variables:
+                point[name] = [1, 2, 3, 4, 6, 9][trial]
+        expected = _evaluate(r, point, seed + trial)
+        try:
+            actual = _evaluate(s, point, seed + trial)
+        except Exception:  # noqa: BLE001 - an expression that cannot be evaluated is not equal
+            return "different", "it could not be evaluated for concrete values of the variables"
+        if not math.isfinite(actual) or abs(actual - expected) > 1e-9 * max(1.0, abs(expected)):
+            return "different", ""
+    return "equal", ""
+
+
+def _limits(seconds: float) -> None:
+    import resource
+
+    cpu = math.ceil(seconds) + 1
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu))
+    try:
+        with open("/proc/self/statm") as f:
+            pages = int(f.read().split()[0])
+        limit = pages * os.sysconf("SC_PAGE_SIZE") + (1 << 30)
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    except (OSError, ValueError):
+        pass
+
+
+def run_limited(func: Callable[..., tuple[str, str]], args: tuple, seconds: float) -> tuple[str, str] | None:
+    """Run ``func(*args)`` in a forked child under CPU, memory and wall-clock limits.
+
+    Returns its ``(status, message)``, ``("error", type name)`` if it raised, or None on timeout.
+    Where ``fork`` is not available it runs in this process, without the limits.
+    """
+    if not hasattr(os, "fork"):
+        try:
+            return func(*args)
+        except Exception as exc:  # noqa: BLE001
+            return "error", type(exc).__name__
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: compute, write one JSON line, leave without cleanup
+        status = 1
+        try:
+            os.close(read_end)
+            signal.signal(signal.SIGINT, signal.SIG_DFL)
+            _limits(seconds)
+            try:
+                result = list(func(*args))
+            except BaseException as exc:  # noqa: BLE001 - MemoryError, RecursionError, ...
+                result = ["error", type(exc).__name__]
+            os.write(write_end, json.dumps(result).encode())
+            status = 0
+        finally:
+            os._exit(status)
+    os.close(write_end)
+    chunks: list[bytes] = []
+    deadline = time.monotonic() + seconds
+    try:
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                break
+            ready, _, _ = select.select([read_end], [], [], left)
+            if not ready:
+                break
+            chunk = os.read(read_end, 65536)
+            if not chunk:
+                break
+            chunks.append(chunk)
+    finally:
+        os.close(read_end)
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        os.waitpid(pid, 0)
+    try:
+        status, message = json.loads(b"".join(chunks).decode())
+        return str(status), str(message)
+    except (ValueError, TypeError):
+        return None
+
+
+def compare(student: object, reference: str, *, variables: Iterable[str], seed: int = 0,
+            timeout: float = TIMEOUT) -> Verdict:
+    """Is the student's formula equal to the reference on the whole domain?
+
+    ``variables`` are the free symbols the formula may use (e.g. ``("beta1", "k")``).  Never
+    raises: malformed input, a formula that takes too long and a wrong formula each get a
+    :class:`Verdict` with a message for the student.
+    """
+    try:
+        text = check_syntax(student)
+    except ExpressionError as exc:
+        return Verdict("malformed", str(exc))
+    variables = tuple(variables)
+    first = run_limited(_symbolic, (text, reference, variables), min(SYMBOLIC_TIMEOUT, timeout))
+    if first is not None and first[0] in ("equal", "malformed", "different"):
+        return Verdict(first[0], first[1])  # type: ignore[arg-type]
+    second = run_limited(_numeric, (text, reference, variables, seed), timeout)
+    if second is None:
+        return Verdict("timeout", "it took too long to evaluate (are some numbers or powers enormous?)")
+    status, message = second
+    if status == "error":
+        return Verdict("malformed", f"it could not be evaluated ({message})")
+    return Verdict(status, message)  # type: ignore[arg-type]
