@@ -1,0 +1,53 @@
+"""notation_shapes: the shape of every symbol of attention (and the VAE's z), in the problem's named dimensions."""
+OK_FORMAT = False
+name = "notation_shapes"
+
+from otter.test_files import test_case
+
+from reading_maths.answers import parse_shape, read_answers
+from reading_maths.graderkit import reference
+
+REF = reference("notation")
+SPEC = REF.SHAPE_ITEMS
+KEY = read_answers(REF.shapes, SPEC, parse_shape, "shapes").values
+
+TEACH = {
+    "Q": "Q packs the queries one per row: n rows, each a query of dimension d_k.",
+    "K": "K packs the keys one per row: m rows, each of dimension d_k (the same as the queries, "
+         "or the dot products would not be defined).",
+    "V": "V has one value per key, so as many rows as K, each value of dimension d_v.",
+    "K^T": "The transpose swaps rows and columns: the shape of K, reversed.",
+    "QK^T": "Follow the shapes: [n, d_k] @ [d_k, m]; the inner d_k meet and vanish, every query against every key.",
+    "S": "Dividing by the scalar √d_k leaves the shape unchanged.",
+    "W": "Softmax is applied to each row separately and changes no shape; each row sums to 1.",
+    "output": "[n, m] @ [m, d_v]: the weights times the values give one output row per query.",
+    "sqrt(d_k)": "d_k is a number (a dimension), so √d_k is a scalar: ().",
+    "q.k": "The dot product of two vectors is a single number: a scalar, ().",
+    "W[0]": "One row of W holds one query's weights over all the keys: a vector, with one entry per key.",
+    "z": "In z = μ + σ ⊙ ε everything is element-wise, so z has the dimensionality of z: J "
+         "(the VAE defines J only in Appendix B; Figure 2 calls it N_z).",
+}
+
+
+def _diagnose(given, expected):
+    if sorted(given) == sorted(expected) and given != expected:
+        return "The dimensions are right but in the wrong order: rows first, then columns."
+    for swap, why in (({"n": "m", "m": "n"}, "n counts queries, m counts keys (and values)."),
+                      ({"d_k": "d_v", "d_v": "d_k"}, "d_k belongs to queries and keys, d_v to values.")):
+        if any(swap.get(d) == e for d, e in zip(given, expected)):
+            return f"Check which dimension is which: {why}"
+    if len(given) != len(expected):
+        return "The number of dimensions is off: a scalar is (), a vector has one name, a matrix two."
+    return ""
+
+
+def _case(item):
+    def case(shapes):
+        given = read_answers(shapes, SPEC, parse_shape, "shapes").require(item)
+        expected = KEY[item]
+        assert given == expected, " ".join(filter(None, [f"shapes[{item!r}]:", _diagnose(given, expected), TEACH[item]]))
+    return case
+
+
+for _item in SPEC:
+    globals()[f"case_{_item}"] = test_case(name=f"{name}: {_item}", points=1, hidden=True)(_case(_item))

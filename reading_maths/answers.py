@@ -1,0 +1,358 @@
+"""Reading short answers: letters, words, dimension names, shapes and dicts of them.
+
+The value answers of the ``notation`` and ``matching`` assignments are plain Python data (a dict
+of letters, a tuple of dimension names, a word).  These pure functions turn what a student typed
+into one canonical form, forgiving where it is harmless and strict where it matters:
+
+- case, surrounding spaces and brackets never matter: ``"B"``, ``" b "``, ``"(b)"`` read as ``"b"``;
+  ``"Power "`` and ``"POWER"`` as ``"power"``;
+- a symbol may be written in Unicode or in LaTeX: ``"β₁ᵗ"``, ``"beta1^t"`` and ``"\\beta_1^t"`` are
+  the same key, and so are ``"∇"`` and ``"nabla"``;
+- a shape may be a tuple, a list or a string: ``("n", "m")``, ``["n", "m"]``, ``"(n, m)"``, ``"n x m"``;
+  a dimension name may drop its underscore or change case (``"dk"``, ``"D_K"`` are ``"d_k"``), and
+  the companion section's ``n_q`` / ``n_k`` are accepted for ``n`` / ``m``;
+- but the order of dimensions and which dimension it is (``n`` against ``m``, ``d_k`` against ``d_v``)
+  always matter, a bare ``"d"`` is refused as ambiguous, and one item never takes several answers.
+
+A malformed answer raises :class:`AnswerFormatError`, whose message says how to write it and never
+whether it is right.  The module uses only the standard library, so the notebooks inline it in a
+read-only cell for their public checks (students may not have this package).
+"""
+
+import re
+import unicodedata
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+
+class AnswerFormatError(ValueError):
+    """An answer that cannot be read in the format its question asks for; the text says why."""
+
+
+_GREEK = {
+    "α": "alpha", "β": "beta", "γ": "gamma", "δ": "delta", "ε": "epsilon", "ϵ": "epsilon",
+    "θ": "theta", "ϑ": "theta", "λ": "lambda", "μ": "mu", "π": "pi", "σ": "sigma", "τ": "tau",
+    "φ": "phi", "ϕ": "phi", "ψ": "psi", "ω": "omega", "η": "eta", "∇": "nabla", "⊙": "odot",
+    "∑": "sum", "∏": "prod", "ℓ": "l", "∼": "~", "−": "-", "‖": "||",
+    "𝔼": "e", "⋅": ".", "·": ".", "∘": "odot", "×": "x",
+}
+_LATEX_WORDS = re.compile(r"\\?(mathbf|boldsymbol|mathrm|operatorname|mathbb|left|right|varepsilon|vartheta|varphi)")
+_LATEX_SWAP = {"varepsilon": "epsilon", "vartheta": "theta", "varphi": "phi"}
+_DROP = re.compile(r"[\s\\_^{}()\[\]$]")
+
+
+def clean_text(value: str) -> str:
+    """Casefold, apply Unicode compatibility forms and collapse runs of whitespace.
+
+    Parameters
+    ----------
+    value
+        any text a student typed.
+
+    Returns
+    -------
+    str
+        the text in lower case, with single spaces and no spaces at either end.
+    """
+    text = unicodedata.normalize("NFKC", value).casefold()
+    return " ".join(text.split())
+
+
+def symbol_key(value: str) -> str:
+    """A spelling-independent key for a symbol written in Unicode, LaTeX or plain ASCII.
+
+    Greek letters become their names, combining hats and tildes become ``hat`` / ``tilde``
+    before their letter (as LaTeX writes them), sub- and superscript characters become plain
+    ones, and backslashes, underscores, carets, braces, brackets and spaces are dropped.
+
+    Parameters
+    ----------
+    value
+        a symbol as written, e.g. ``"β₁ᵗ"``, ``"\\\\beta_1^t"`` or ``"beta1^t"``.
+
+    Returns
+    -------
+    str
+        the key, e.g. ``"beta1t"`` for all three spellings above.
+
+    Examples
+    --------
+    >>> symbol_key("x^{(i)}") == symbol_key("x^(i)") == "xi"
+    True
+    """
+    text = unicodedata.normalize("NFD", str(value))
+    text = re.sub(r"(.)\u0302", r"hat\1", text)
+    text = re.sub(r"(.)\u0303", r"tilde\1", text)
+    text = unicodedata.normalize("NFKC", text)
+    text = "".join(_GREEK.get(ch, ch) for ch in text).casefold()
+    text = _LATEX_WORDS.sub(lambda m: _LATEX_SWAP.get(m.group(1), ""), text)
+    return _DROP.sub("", text)
+
+
+# -- single answers --------------------------------------------------------------------------
+
+_SEPARATORS = re.compile(r"\s*(?:,|/|;|\+|&|\bor\b|\band\b|\s)\s*")
+
+
+def parse_letter(value: Any, options: str) -> str:
+    """Read one option letter: ``"b"``, ``"B"``, ``" b "``, ``"(b)"``, ``"b)"`` and ``"b."`` are ``"b"``.
+
+    Parameters
+    ----------
+    value
+        the student's answer for one item.
+    options
+        the letters this item offers, e.g. ``"abcd"``.
+
+    Returns
+    -------
+    str
+        the lower-case letter.
+
+    Raises
+    ------
+    AnswerFormatError
+        for several letters (``"b, c"``, ``["b", "c"]``), a list or set, a number, or a letter that
+        is not among ``options``.
+    """
+    shown = f"one of {', '.join(repr(o) for o in options)}"
+    if isinstance(value, (list, tuple, set, frozenset, dict)):
+        if len(value) > 1:
+            raise AnswerFormatError(f"gives {len(value)} options; choose exactly one letter, as a string such as 'b'")
+        raise AnswerFormatError(f"is a {type(value).__name__}; write the letter itself as a string, such as 'b'")
+    if not isinstance(value, str):
+        raise AnswerFormatError(f"is {value!r}; write a letter as a string, {shown}")
+    text = clean_text(value).strip(" .")
+    text = text.strip("()[]'\"").rstrip(")").strip()
+    if len(text) == 1 and text in options:
+        return text
+    parts = [p.strip("()[]'\". ") for p in _SEPARATORS.split(text) if p.strip("()[]'\". ")]
+    if len(parts) > 1 or (len(text) > 1 and text.isalpha() and set(text) <= set(options)):
+        raise AnswerFormatError(f"is {value!r}, which names several options; choose exactly one letter")
+    raise AnswerFormatError(f"is {value!r}; write {shown}")
+
+
+_WORD_SYNONYMS = {"exponent": "power", "an exponent": "power", "indices": "index", "labels": "label"}
+
+
+def parse_word(value: Any, vocabulary: Sequence[str]) -> str:
+    """Read one word from a fixed vocabulary, ignoring case, spaces, an article and a full stop.
+
+    Parameters
+    ----------
+    value
+        the student's answer, e.g. ``"Power "``, ``"POWER"`` or ``"a power"``.
+    vocabulary
+        the canonical words, e.g. ``("power", "index", "label", "transpose")``.
+
+    Returns
+    -------
+    str
+        the canonical word.
+
+    Raises
+    ------
+    AnswerFormatError
+        when the answer is not text, names several words, or is none of them.
+    """
+    shown = ", ".join(repr(w) for w in vocabulary)
+    if not isinstance(value, str):
+        raise AnswerFormatError(f"is {value!r}; write one word as a string: {shown}")
+    text = clean_text(value).strip(" .!'\"")
+    text = re.sub(r"^(?:a|an|the|it is|it's)\s+", "", text)
+    text = _WORD_SYNONYMS.get(text, text)
+    if text in vocabulary:
+        return text
+    found = [w for w in vocabulary if re.search(rf"\b{re.escape(w)}\b", text)]
+    if len(found) > 1:
+        raise AnswerFormatError(f"is {value!r}, which names several answers; choose one of {shown}")
+    raise AnswerFormatError(f"is {value!r}; write one of {shown}")
+
+
+DIMENSIONS = {"n": "n", "nq": "n", "m": "m", "nk": "m", "dk": "d_k", "dv": "d_v", "j": "J", "nz": "J"}
+"""Dimension names the notebooks use, by :func:`symbol_key`; ``n_q``/``n_k`` are the companion
+section's names for ``n``/``m``, and ``N_z`` is the VAE paper's Figure 2 name for ``J``."""
+
+_SCALAR = {"scalar", "a scalar", "number", "a number", "()", "[]"}
+
+
+def parse_dimension(value: Any, allowed: Sequence[str] = tuple(dict.fromkeys(DIMENSIONS.values()))) -> str:
+    """Read one dimension name: ``"d_k"``, ``"dk"``, ``"D_K"``, ``"d_{k}"`` are all ``"d_k"``.
+
+    Parameters
+    ----------
+    value
+        one entry of a shape.
+    allowed
+        the canonical names this question uses.
+
+    Returns
+    -------
+    str
+        the canonical name (``"n"``, ``"m"``, ``"d_k"``, ``"d_v"`` or ``"J"``).
+
+    Raises
+    ------
+    AnswerFormatError
+        for a number, the ambiguous ``"d"``, or a name the question does not use.
+    """
+    shown = ", ".join(repr(a) for a in allowed)
+    if not isinstance(value, str):
+        raise AnswerFormatError(f"contains {value!r}; each dimension is a name in quotes, one of {shown}")
+    key = symbol_key(value)
+    if key == "d":
+        raise AnswerFormatError("uses 'd', which is ambiguous here: say 'd_k' or 'd_v'")
+    name = DIMENSIONS.get(key)
+    if name is None or name not in allowed:
+        raise AnswerFormatError(f"contains {value!r}, which is not a dimension of this problem; use {shown}")
+    return name
+
+
+def parse_shape(value: Any, allowed: Sequence[str] = tuple(dict.fromkeys(DIMENSIONS.values()))) -> tuple[str, ...]:
+    """Read a shape as a tuple of dimension names; ``()`` is a scalar.
+
+    Parameters
+    ----------
+    value
+        ``("n", "m")``, ``["n", "m"]``, ``"(n, m)"``, ``"[n, m]"``, ``"n x m"``, ``"n by m"``; a bare
+        ``"J"`` or ``("J",)`` for a vector; ``()``, ``"()"`` or ``"scalar"`` for a scalar.
+    allowed
+        the canonical dimension names this question uses.
+
+    Returns
+    -------
+    tuple of str
+        the canonical names, in the order given (order matters and is kept).
+
+    Raises
+    ------
+    AnswerFormatError
+        when the value is neither a tuple/list of names nor a string of them.
+    """
+    if isinstance(value, (tuple, list)):
+        if any(isinstance(v, (tuple, list, dict, set)) for v in value):
+            raise AnswerFormatError("nests a tuple inside the shape; write a flat tuple such as ('n', 'm')")
+        return tuple(parse_dimension(v, allowed) for v in value)
+    if not isinstance(value, str):
+        raise AnswerFormatError(f"is a {type(value).__name__}; write a tuple of names such as ('n', 'm')")
+    text = clean_text(value)
+    if text in _SCALAR or text.replace(" ", "") in _SCALAR:
+        return ()
+    inner = text.strip()
+    if inner[:1] in "([" and inner[-1:] in ")]":
+        inner = inner[1:-1]
+    parts = re.split(r"\s*(?:,|×|\*|\bby\b|\s+x\s+)\s*", inner)
+    parts = [p for p in (p.strip(" '\"") for p in parts) if p]
+    if not parts:
+        raise AnswerFormatError(f"is {value!r}; write a tuple of names such as ('n', 'm'), or () for a scalar")
+    return tuple(parse_dimension(p, allowed) for p in parts)
+
+
+# -- a dict of answers, one per item ---------------------------------------------------------
+
+class Reading:
+    """A dict answer read item by item.
+
+    ``values`` holds the canonical answer of each well-formed item (by canonical key),
+    ``problems`` a message for each item that is missing or malformed, and ``general`` the
+    problems with the answer as a whole (not a dict, unknown or repeated keys).  (A plain class,
+    not a dataclass, so that the notebooks can define it by executing this file's text.)
+    """
+
+    def __init__(self, name: str):
+        self.name = name
+        self.values: dict[str, Any] = {}
+        self.problems: dict[str, str] = {}
+        self.general: list[str] = []
+
+    def messages(self) -> list[str]:
+        """Every problem, general first, as sentences a student can act on."""
+        return self.general + [f"`{self.name}[{k!r}]` {m}." for k, m in self.problems.items()]
+
+    def require(self, key: str) -> Any:
+        """The canonical answer of ``key``, or raise ``AssertionError`` saying why it cannot be read."""
+        if key in self.values:
+            return self.values[key]
+        if key in self.problems:
+            also = f" ({' '.join(self.general)})" if self.general else ""
+            raise AssertionError(f"`{self.name}[{key!r}]` {self.problems[key]}.{also}")
+        raise AssertionError(" ".join(self.general) or f"`{self.name}` has no answer for {key!r}.")
+
+
+def read_answers(
+    answer: Any,
+    spec: Mapping[str, Any],
+    parse: Callable[[Any, Any], Any],
+    name: str,
+    aliases: Mapping[str, str] | None = None,
+) -> Reading:
+    """Read a dict answer ``{item: answer}`` against its items, without ever judging it right or wrong.
+
+    Parameters
+    ----------
+    answer
+        the student's value: a dict from item keys to single answers.
+    spec
+        canonical item key -> what ``parse`` accepts for it (option letters, a vocabulary, dimensions).
+    parse
+        reads one item's answer: :func:`parse_letter`, :func:`parse_word` or :func:`parse_shape`.
+    name
+        the student's variable name, for messages.
+    aliases
+        other spellings of keys (by :func:`symbol_key`) -> canonical key.
+
+    Returns
+    -------
+    Reading
+        the canonical answers and the problems, item by item.
+    """
+    reading = Reading(name)
+    if answer is None:
+        reading.general.append(f"`{name}` is still None: replace None with your dict of answers.")
+        return reading
+    if not isinstance(answer, dict):
+        reading.general.append(
+            f"`{name}` should be a dict {{item: answer}}, but it is a {type(answer).__name__}."
+        )
+        return reading
+    lookup = {symbol_key(k): k for k in spec}
+    lookup.update({symbol_key(a): k for a, k in (aliases or {}).items()})
+    seen: dict[str, Any] = {}
+    for raw_key, raw_value in answer.items():
+        key = lookup.get(symbol_key(str(raw_key)))
+        if key is None:
+            reading.general.append(
+                f"`{name}` has the key {raw_key!r}, which is not one of its items "
+                f"({', '.join(repr(k) for k in spec)})."
+            )
+            continue
+        if key in seen:
+            reading.general.append(f"`{name}` answers {key!r} twice (as {seen[key]!r} and {raw_key!r}); keep one.")
+            reading.problems[key] = "is given twice"
+            reading.values.pop(key, None)
+            continue
+        seen[key] = raw_key
+        if raw_value is None or (isinstance(raw_value, str) and not raw_value.strip()):
+            reading.problems[key] = "is not answered yet"
+            continue
+        try:
+            reading.values[key] = parse(raw_value, spec[key])
+        except AnswerFormatError as exc:
+            reading.problems[key] = str(exc)
+    for key in spec:
+        if key not in seen:
+            reading.problems.setdefault(key, "is not answered yet")
+    return reading
+
+
+def format_report(answer: Any, spec: Mapping[str, Any], parse: Callable[[Any, Any], Any], name: str,
+                  aliases: Mapping[str, str] | None = None) -> str:
+    """For a public check cell: raise ``AssertionError`` listing every malformed item, else a summary.
+
+    Says only whether each answer can be read, never whether it is right.
+    """
+    reading = read_answers(answer, spec, parse, name, aliases)
+    problems = reading.messages()
+    if problems:
+        raise AssertionError("\n".join(["Fix the format of these answers:", *(f"- {p}" for p in problems)]))
+    return f"`{name}`: all {len(spec)} answers are well-formed (this check does not say whether they are right)."
