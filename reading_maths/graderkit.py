@@ -231,12 +231,16 @@ class Question:
                 return "it changed its input array in place; work on a copy and leave the inputs as they were"
         return None
 
-    def _diagnose(self, actual: list[np.ndarray], args: tuple, kwargs: dict) -> Mistake | None:
+    def _diagnose(
+        self, actual: list[np.ndarray], args: tuple, kwargs: dict, expected: list[np.ndarray] | None = None
+    ) -> Mistake | None:
         for mistake in self.mistakes:
             try:
                 out = self._normalise(mistake.impl(*_copy_args(args), **_copy_args(kwargs)))
             except Exception:  # noqa: BLE001 - a mistake that crashes on this input cannot match
                 continue
+            if expected is not None and self._compare(out, expected) is None:
+                continue  # right on this input, so it cannot explain a wrong answer here
             if all(same_values(a, m, 1e-5, 1e-8) for a, m in zip(actual, out, strict=True)):
                 return mistake
         return None
@@ -245,7 +249,7 @@ class Question:
         lines = [f"{where}: {problem}."]
         if not problem.startswith("it changed"):
             with np.errstate(all="ignore"):
-                mistake = self._diagnose(actual, args, kwargs)
+                mistake = self._diagnose(actual, args, kwargs, expected)
             if mistake is not None:
                 lines.append(mistake.message)
         if public:
