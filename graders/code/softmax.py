@@ -1,0 +1,224 @@
+"""Hidden grader for Problem 1 of the code assignment: ``softmax(z, T=1.0)``.
+
+Public cases are the text's hand-worked numbers (z = (3, 1, 0) at T = 1, 0.5 and 5, and one small batch);
+hidden cases are the edge cases of step 6 of the protocol and random rows from a seeded generator.
+Tolerance: the default rtol 1e-6 (probabilities are well-conditioned once the max is subtracted).
+"""
+
+import numpy as np
+from otter.test_files import test_case
+
+from reading_maths.graderkit import Mistake, Question, hidden_rng, reference
+
+OK_FORMAT = False
+name = "softmax"
+
+SEED = 90_417_233  # hidden: never in release/
+REF = reference("code")
+
+
+# -- the mistake catalogue: realistic wrong softmaxes, each with what to tell its author ---------------
+
+def _logits(z, T):
+    return np.asarray(z, dtype=np.float64) / T
+
+
+def _no_max_shift(z, T=1.0):
+    e = np.exp(_logits(z, T))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def _global_max(z, T=1.0):
+    z = _logits(z, T)
+    e = np.exp(z - z.max())
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def _axis_zero(z, T=1.0):
+    z = _logits(z, T)
+    e = np.exp(z - np.max(z))
+    return e / np.sum(e, axis=0, keepdims=True)
+
+
+def _global_sum(z, T=1.0):
+    z = _logits(z, T)
+    e = np.exp(z - np.max(z))
+    return e / np.sum(e)
+
+
+def _no_keepdims(z, T=1.0):
+    z = _logits(z, T)
+    e = np.exp(z - z.max(axis=-1))
+    return e / e.sum(axis=-1)
+
+
+def _t_multiplied(z, T=1.0):
+    z = np.asarray(z, dtype=np.float64) * T
+    e = np.exp(z - z.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def _t_ignored(z, T=1.0):
+    z = np.asarray(z, dtype=np.float64)
+    e = np.exp(z - z.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def _not_normalised(z, T=1.0):
+    return np.exp(_logits(z, T))
+
+
+def _log_softmax(z, T=1.0):
+    z = _logits(z, T)
+    z = z - z.max(axis=-1, keepdims=True)
+    return z - np.log(np.exp(z).sum(axis=-1, keepdims=True))
+
+
+MISTAKES = [
+    Mistake(
+        "no-max-shift",
+        "Your softmax overflows (or underflows) when the logits are large in size: np.exp(1000) is inf and "
+        "inf / inf is nan. Subtract each row's maximum before exponentiating, z - z.max(axis=-1, keepdims=True); "
+        "the shift proof says the answer does not change.",
+        _no_max_shift,
+    ),
+    Mistake(
+        "global-max",
+        "You subtract one maximum for the whole batch. A row whose logits lie far below that maximum underflows to "
+        "all zeros, and 0 / 0 is nan. Subtract each row's own maximum: z.max(axis=-1, keepdims=True).",
+        _global_max,
+    ),
+    Mistake(
+        "wrong-axis",
+        "Your softmax normalises down the columns (axis 0) instead of along each row. Softmax acts on each row "
+        "separately: sum along the last axis, e.sum(axis=-1, keepdims=True).",
+        _axis_zero,
+    ),
+    Mistake(
+        "global-sum",
+        "You divide by the sum of the whole batch, so the whole array sums to 1 instead of each row. Sum along "
+        "the last axis only: e.sum(axis=-1, keepdims=True).",
+        _global_sum,
+    ),
+    Mistake(
+        "no-keepdims",
+        "Your row maxima or row sums lose their axis (no keepdims=True), so on a batch they broadcast against the "
+        "wrong entries: row i's sum divides column i. Write z.max(axis=-1, keepdims=True) and "
+        "e.sum(axis=-1, keepdims=True) so they line up with the rows.",
+        _no_keepdims,
+    ),
+    Mistake(
+        "temperature-multiplied",
+        "You multiply the logits by the temperature. The formula divides: exp(z_i / T), so a small T sharpens "
+        "the distribution and a large T flattens it.",
+        _t_multiplied,
+    ),
+    Mistake(
+        "temperature-ignored",
+        "Your softmax ignores the temperature T. Divide the logits by T before exponentiating: exp(z_i / T).",
+        _t_ignored,
+    ),
+    Mistake(
+        "not-normalised",
+        "You return the exponentials without dividing by their total, so the rows do not sum to 1. Divide by "
+        "the sum of each row: e / e.sum(axis=-1, keepdims=True).",
+        _not_normalised,
+    ),
+    Mistake(
+        "log-softmax",
+        "You return the log of the probabilities (log-softmax). Return the probabilities themselves: exponentiate "
+        "the shifted logits and divide by each row's total.",
+        _log_softmax,
+    ),
+]
+
+q = Question("softmax", REF.softmax, MISTAKES)
+
+
+# -- public cases: the text's numbers ------------------------------------------------------------------
+
+@test_case(name="text_example", points=1, hidden=False)
+def text_example(softmax):
+    q.check(softmax, np.array([3.0, 1.0, 0.0]), label="the text's example z = (3, 1, 0)", public=True)
+
+
+@test_case(name="text_temperatures", points=1, hidden=False)
+def text_temperatures(softmax):
+    z = np.array([3.0, 1.0, 0.0])
+    q.check(softmax, z, T=0.5, label="z = (3, 1, 0) at the low temperature T = 0.5", public=True)
+    q.check(softmax, z, T=5.0, label="z = (3, 1, 0) at the high temperature T = 5", public=True)
+
+
+@test_case(name="batch_of_two_rows", points=1, hidden=False)
+def batch_of_two_rows(softmax):
+    z = np.array([[3.0, 1.0, 0.0], [-1.0, 0.0, 2.0]])
+    q.check(softmax, z, label="a batch of two rows of logits", public=True)
+
+
+# -- hidden cases: edge cases and random inputs -----------------------------------------------------------
+
+@test_case(name="huge_logits", points=1, hidden=True)
+def huge_logits(softmax):
+    q.check(softmax, np.array([[1000.0, 998.5, 1003.0, 990.0]]), label="a hidden row of logits around 1000")
+
+
+@test_case(name="rows_of_different_scale", points=2, hidden=True)
+def rows_of_different_scale(softmax):
+    z = np.array([[1200.0, 1190.0, 1201.0], [1.5, -0.5, 0.25], [-800.0, -790.0, -805.0]])
+    q.check(softmax, z, label="a hidden batch of rows of very different scale")
+
+
+@test_case(name="very_negative_rows", points=1, hidden=True)
+def very_negative_rows(softmax):
+    z = np.array([[-1000.0, -1002.5, -999.0], [-2000.0, -1990.0, -1995.0]])
+    q.check(softmax, z, label="a hidden batch of very negative rows")
+
+
+@test_case(name="minus_inf_entries", points=1, hidden=True)
+def minus_inf_entries(softmax):
+    z = np.array([[0.5, -np.inf, 2.0, -1.0], [-np.inf, -np.inf, 3.0, -np.inf]])
+    q.check(softmax, z, label="hidden rows with -inf entries")
+
+
+@test_case(name="one_element_rows", points=1, hidden=True)
+def one_element_rows(softmax):
+    z = 10 * hidden_rng(SEED, "one_element_rows").standard_normal((5, 1))
+    q.check(softmax, z, label="a hidden batch of one-element rows")
+
+
+@test_case(name="batch_3d", points=2, hidden=True)
+def batch_3d(softmax):
+    z = 3 * hidden_rng(SEED, "batch_3d").standard_normal((2, 3, 4))
+    q.check(softmax, z, label="a hidden 3-D batch of shape (2, 3, 4)")
+
+
+@test_case(name="small_temperature", points=1, hidden=True)
+def small_temperature(softmax):
+    z = 2 * hidden_rng(SEED, "small_temperature").standard_normal((3, 5))
+    q.check(softmax, z, T=0.004, label="a hidden batch at a very small temperature")
+
+
+@test_case(name="large_temperature", points=1, hidden=True)
+def large_temperature(softmax):
+    z = 10 * hidden_rng(SEED, "large_temperature").standard_normal((4, 3))
+    q.check(softmax, z, T=50.0, label="a hidden batch at a large temperature")
+
+
+@test_case(name="lists_and_ints", points=1, hidden=True)
+def lists_and_ints(softmax):
+    q.check(softmax, [[2, 0, 1], [5, 5, 4]], label="a hidden nested list of integers")
+    q.check(softmax, np.array([4, 1, 1, 7]), label="a hidden integer array")
+    q.check(softmax, [1, 2, 0], 2, label="a hidden list with an integer temperature given by position")
+
+
+@test_case(name="square_batch", points=1, hidden=True)
+def square_batch(softmax):
+    z = 2 * hidden_rng(SEED, "square_batch").standard_normal((4, 4))
+    q.check(softmax, z, label="a hidden square batch (as many rows as logits per row)")
+
+
+@test_case(name="random_rows", points=2, hidden=True)
+def random_rows(softmax):
+    rng = hidden_rng(SEED, "random_rows")
+    z = rng.standard_normal((6, 5)) * rng.uniform(0.5, 20.0, size=(6, 1)) + rng.uniform(-50, 50, size=(6, 1))
+    q.check(softmax, z, T=0.7, label="a hidden batch of random rows")
