@@ -1,0 +1,55 @@
+"""matching_code: expressions to the NumPy code that computes them, with distractors; scored pair by pair."""
+OK_FORMAT = False
+name = "matching_code"
+
+from otter.test_files import test_case
+
+from reading_maths.answers import parse_letter, read_answers
+from reading_maths.graderkit import reference
+
+REF = reference("matching")
+SPEC = REF.CODE_ITEMS
+KEY = read_answers(REF.match_code, SPEC, parse_letter, "match_code").values
+
+TEACH = {
+    "1": "xᵀy is one number: multiply entry by entry and add up.",
+    "2": "||x|| is the vector's length, NumPy's norm.",
+    "3": "Σ_i adds up over i: a sum.",
+    "4": "Π_i multiplies together over i: a product.",
+    "5": "1[x_i > 0] is a boolean used as a number, entry by entry.",
+    "6": "Adam's g_t² is the element-wise square: a vector, like g.",
+    "7": "QKᵀ: [n, d_k] @ [d_k, m], so the transpose is on K.",
+    "8": "argmax_x f(x) is the best x from the grid, not the best value.",
+    "9": "An expectation is estimated by a mean over samples.",
+    "10": "⊙ is the element-wise product, * in NumPy.",
+}
+DISTRACTORS = {
+    "a": "Option (a) returns f's largest value, which is max, not argmax.",
+    "c": "Option (c), x * y, is the element-wise product, a vector, not the dot product.",
+    "f": "Option (f), g @ g, adds the squares into one number; the element-wise square stays a vector.",
+    "i": "Option (i), Q.T @ K, transposes the wrong matrix: its shapes do not even line up when n ≠ m.",
+    "l": "Option (l), len(x), counts entries; it is not a length in the norm's sense.",
+    "p": "Option (p) uses @, a matrix (dot) product, where ⊙ is element-wise.",
+}
+
+
+def _check(match_code, item):
+    reading = read_answers(match_code, SPEC, parse_letter, "match_code")
+    given = reading.require(item)
+    if given == KEY[item]:
+        return
+    shared = [k for k, v in reading.values.items() if v == given and k != item]
+    lines = [f"match_code[{item}]: {TEACH[item]}", DISTRACTORS.get(given, "")]
+    if shared:
+        lines.append(f"You also chose ({given}) for item {', '.join(shared)}; each option fits one item at most.")
+    raise AssertionError(" ".join(filter(None, lines)))
+
+
+def _case(item):
+    def case(match_code):
+        _check(match_code, item)
+    return case
+
+
+for _item in SPEC:
+    globals()[f"pair_{_item}"] = test_case(name=f"{name}: item {_item}", points=1, hidden=True)(_case(_item))

@@ -1,0 +1,141 @@
+"""notation_numpy: one-line NumPy translations, called against the reference on hidden random inputs."""
+OK_FORMAT = False
+name = "notation_numpy"
+
+import numpy as np
+from otter.test_files import test_case
+
+from reading_maths.graderkit import Mistake, Question, hidden_rng, reference
+
+SEED = 3141
+REF = reference("notation")
+
+
+MISTAKES = {
+    "dot": [Mistake("dot-elementwise", "x * y is the element-wise product, a vector; the dot product adds those "
+                    "products up into one number.", lambda x, y: x * y)],
+    "norm": [Mistake("norm-squared", "That is the squared length; ||x|| is its square root.",
+                     lambda x: np.sum(x ** 2)),
+             Mistake("norm-abs", "That is |x| entry by entry; ||x|| is one number, the vector's length.",
+                     lambda x: np.abs(x))],
+    "indicator": [],
+    "accuracy": [Mistake("accuracy-count", "That counts the matches; the 1/N in front makes it their mean.",
+                         lambda y_hat, y: np.sum(y_hat == y))],
+    "mean_square": [Mistake("mean-square-of-mean", "That squares the mean; E[x²] averages the squares.",
+                            lambda x: np.mean(x) ** 2)],
+    "best_x": [Mistake("argmax-value", "argmax gives the argument, not the value: return the x from xs, "
+                       "not f's largest value.", lambda xs, fx: np.max(fx)),
+               Mistake("argmax-index", "np.argmax gives a position in the array; argmax_x f(x) is the x "
+                       "itself, xs at that position.", lambda xs, fx: np.argmax(fx))],
+    "log_prod": [Mistake("log10", "log with no base is the natural log, np.log, not np.log10.",
+                         lambda p: np.sum(np.log10(p)))],
+    "square": [Mistake("square-dot", "g @ g adds the squares into one number; g_t² is the element-wise square, "
+                       "a vector.", lambda g: g @ g)],
+    "reparam": [],
+    "scores": [Mistake("scores-no-sqrt", "The √d_k is missing: the scores are divided by the square root of d_k.",
+                       lambda Q, K: Q @ K.T),
+               Mistake("scores-dk", "Divide by √d_k, not by d_k.", lambda Q, K: Q @ K.T / K.shape[1])],
+    "kl": [Mistake("kl-swapped", "KL is not symmetric: KL(p || q) weights by p and divides by q; "
+                   "you computed KL(q || p).", lambda p, q: np.sum(q * np.log(q / p)))],
+    "m_hat": [Mistake("beta-not-power", "In 1 − β₁ᵗ the t is a power: use beta1 ** t, not beta1.",
+                      lambda m, beta1, t: m / (1 - beta1)),
+              Mistake("beta-times-t", "β₁ᵗ is β₁ to the power t, not β₁ times t.",
+                      lambda m, beta1, t: m / (1 - beta1 * t))],
+    "row_softmax": [Mistake("softmax-columns", "Softmax goes along each row (axis=1), one row per query: "
+                            "each row should sum to 1.",
+                            lambda S: np.exp(S) / np.exp(S).sum(axis=0, keepdims=True)),
+                    Mistake("softmax-global", "That normalises the whole matrix at once; attention's softmax "
+                            "normalises each row separately.", lambda S: np.exp(S) / np.exp(S).sum())],
+}
+Q = {n: Question(n, getattr(REF, n), MISTAKES[n]) for n in MISTAKES}
+
+
+def _inputs(fname, rng):
+    """Random asymmetric inputs for one function: odd sizes, n ≠ m ≠ d_k, so shape slips show."""
+    v = lambda k: rng.normal(size=k)
+    if fname in ("dot", "reparam"):
+        k = int(rng.integers(3, 9))
+        return (v(k), v(k)) if fname == "dot" else (v(k), np.abs(v(k)) + 0.1, v(k))
+    if fname in ("norm", "indicator", "mean_square", "square"):
+        return (v(int(rng.integers(3, 9))),)
+    if fname == "accuracy":
+        k = int(rng.integers(5, 12))
+        return rng.integers(0, 3, size=k), rng.integers(0, 3, size=k)
+    if fname == "best_x":
+        xs = np.sort(rng.uniform(-3, 3, size=9))
+        return xs, rng.normal(size=9) + 2.0
+    if fname == "log_prod":
+        return (rng.uniform(0.05, 1.0, size=int(rng.integers(3, 9))),)
+    if fname == "scores":
+        return rng.normal(size=(2, 5)), rng.normal(size=(3, 5))
+    if fname == "kl":
+        p, q = rng.dirichlet(np.ones(5)), rng.dirichlet(np.ones(5))
+        return p, q
+    if fname == "m_hat":
+        return v(4), float(rng.uniform(0.5, 0.95)), int(rng.integers(2, 9))
+    if fname == "row_softmax":
+        return (rng.normal(size=(3, 4)),)
+    raise KeyError(fname)
+
+
+def _check(fname, student):
+    rng = hidden_rng(SEED, fname)
+    for trial in range(3):
+        Q[fname].check(student, *_inputs(fname, rng), label=f"hidden random input {trial + 1}")
+
+
+@test_case(points=1, hidden=True)
+def case_dot(dot):
+    _check("dot", dot)
+
+@test_case(points=1, hidden=True)
+def case_norm(norm):
+    _check("norm", norm)
+
+@test_case(points=1, hidden=True)
+def case_indicator(indicator):
+    _check("indicator", indicator)
+
+@test_case(points=1, hidden=True)
+def case_accuracy(accuracy):
+    _check("accuracy", accuracy)
+
+@test_case(points=1, hidden=True)
+def case_mean_square(mean_square):
+    _check("mean_square", mean_square)
+
+@test_case(points=1, hidden=True)
+def case_best_x(best_x):
+    _check("best_x", best_x)
+
+@test_case(points=1, hidden=True)
+def case_log_prod(log_prod):
+    _check("log_prod", log_prod)
+
+@test_case(points=1, hidden=True)
+def case_square(square):
+    _check("square", square)
+
+@test_case(points=1, hidden=True)
+def case_reparam(reparam):
+    _check("reparam", reparam)
+
+@test_case(points=1, hidden=True)
+def case_scores(scores):
+    _check("scores", scores)
+
+@test_case(points=1, hidden=True)
+def case_kl(kl):
+    _check("kl", kl)
+
+@test_case(points=1, hidden=True)
+def case_m_hat(m_hat):
+    _check("m_hat", m_hat)
+
+@test_case(points=1, hidden=True)
+def case_row_softmax(row_softmax):
+    _check("row_softmax", row_softmax)
+
+
+CATALOGUE = [m for found in MISTAKES.values() for m in found]
+"""every catalogued mistake, at module level so drivers can name the one a feedback line diagnoses"""
