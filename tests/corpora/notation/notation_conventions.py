@@ -1,0 +1,27 @@
+"""Corpora for notation_conventions."""
+KEY = {"softmax_rows": "c", "log_base": "b", "kl_symmetric": "c", "var_qk": "c", "std_scores": "b",
+       "dropping_subscripts": "a", "one_letter": "c", "loose_indices": "c", "exp_italic": "a", "marginal": "b",
+       "bayes": "a", "J": "c", "reparam": "c"}
+
+
+def _with(**changes):
+    return {"conventions": {**KEY, **changes}}
+
+
+RIGHT = {
+    "plain": {"conventions": dict(KEY)},
+    "upper": {"conventions": {k: v.upper() for k, v in KEY.items()}},
+    "padded": {"conventions": {f"  {k}": f"{v}  " for k, v in KEY.items()}},
+    "parenthesised": {"conventions": {k: f"({v.upper()})" for k, v in KEY.items()}},
+    "j_lower_key": {"conventions": {**{k: v for k, v in KEY.items() if k != "J"}, "j": "c"}},
+}
+WRONG = {
+    "softmax_columns": (_with(softmax_rows="b"), "each row separately"),
+    "log10": (_with(log_base="a"), "natural log"),
+    "var_sqrt": (_with(var_qk="b"), "variances of the d_k independent"),
+    "std_64": (_with(std_scores="c"), "square root of the variance"),
+    "kl_equal": (_with(kl_symmetric="a"), "not symmetric"),
+    "exp_is_expectation": (_with(exp_italic="b"), "upright"),
+    "j_as_jacobian": (_with(J="b"), "Appendix B"),
+    "several_letters": (_with(bayes="ab"), "several options"),
+}

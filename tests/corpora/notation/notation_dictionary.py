@@ -1,0 +1,30 @@
+"""Corpora for notation_dictionary: dicts of letters."""
+KEY = {"expectation": "b", "argmax": "c", "nabla": "a", "KL": "d", "sum_prod": "b", "x~p": "c", "norm": "a",
+       "dot": "b", "indicator": "d", "theta": "a", "hat": "c", "log": "b", "odot": "c"}
+
+
+def _with(**changes):
+    return {"dictionary": {**KEY, **changes}}
+
+
+RIGHT = {
+    "plain": {"dictionary": dict(KEY)},
+    "upper_case": {"dictionary": {k: v.upper() for k, v in KEY.items()}},
+    "spaces_and_brackets": {"dictionary": {f" {k} ": f" ({v}) " for k, v in KEY.items()}},
+    "unicode_keys": {"dictionary": {{"nabla": "∇", "odot": "⊙", "theta": "θ"}.get(k, k): v for k, v in KEY.items()}},
+    "latex_keys": {"dictionary": {{"nabla": "\\nabla", "odot": "\\odot", "theta": "\\theta"}.get(k, k): v
+                                  for k, v in KEY.items()}},
+    "letter_then_paren": {"dictionary": {k: f"{v})" for k, v in KEY.items()}},
+}
+WRONG = {
+    "argmax_as_value": ({"dictionary": {**KEY, "argmax": "a"}}, "the argument, not the value"),
+    "kl_symmetric": (_with(KL="a"), "not symmetric"),
+    "two_letters": (_with(dot="a, b"), "several options"),
+    "list_of_one": (_with(hat=["c"]), "write the letter itself as a string"),
+    "unknown_letter": (_with(norm="e"), "write one of 'a', 'b', 'c', 'd'"),
+    "not_a_dict": ({"dictionary": list(KEY.values())}, "should be a dict"),
+    "unknown_key": ({"dictionary": {**{k: v for k, v in KEY.items() if k != "odot"}, "circle": "c"}},
+                    "not one of its items"),
+    "odot_as_matmul": (_with(odot="a"), "element-wise"),
+    "number_instead_of_letter": (_with(theta=1), "write a letter as a string"),
+}

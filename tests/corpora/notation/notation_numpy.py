@@ -1,0 +1,63 @@
+"""Corpora for notation_numpy: whole environments of the 13 functions, written differently."""
+import numpy as np
+
+
+def dot(x, y): return x @ y
+def norm(x): return np.linalg.norm(x)
+def indicator(x): return (x > 0).astype(float)
+def accuracy(y_hat, y): return np.mean(y_hat == y)
+def mean_square(x): return np.mean(x ** 2)
+def best_x(xs, fx): return xs[np.argmax(fx)]
+def log_prod(p): return np.sum(np.log(p))
+def square(g): return g ** 2
+def reparam(mu, sigma, eps): return mu + sigma * eps
+def scores(Q, K): return Q @ K.T / np.sqrt(K.shape[1])
+def kl(p, q): return np.sum(p * np.log(p / q))
+def m_hat(m, beta1, t): return m / (1 - beta1 ** t)
+def row_softmax(S): return np.exp(S) / np.exp(S).sum(axis=1, keepdims=True)
+
+
+BASE = {f.__name__: f for f in (dot, norm, indicator, accuracy, mean_square, best_x, log_prod, square, reparam,
+                                scores, kl, m_hat, row_softmax)}
+
+
+def _with(**changes):
+    return {**BASE, **changes}
+
+
+RIGHT = {
+    "matmul": dict(BASE),
+    "np_dot_and_friends": _with(
+        dot=lambda x, y: np.dot(x, y), norm=lambda x: np.sqrt(np.dot(x, x)), indicator=lambda x: x > 0,
+        accuracy=lambda y_hat, y: (y_hat == y).sum() / len(y), mean_square=lambda x: (x * x).mean(),
+        scores=lambda Q, K: np.dot(Q, K.T) / K.shape[-1] ** 0.5),
+    "sums": _with(
+        dot=lambda x, y: (x * y).sum(), norm=lambda x: np.sqrt((x ** 2).sum()), log_prod=lambda p: np.log(p).sum(),
+        kl=lambda p, q: (p * (np.log(p) - np.log(q))).sum(), square=lambda g: g * g,
+        reparam=lambda mu, sigma, eps: np.add(mu, np.multiply(sigma, eps))),
+    "einsum": _with(
+        dot=lambda x, y: np.einsum("i,i->", x, y), scores=lambda Q, K: np.einsum("nd,md->nm", Q, K) / np.sqrt(Q.shape[1]),
+        indicator=lambda x: np.where(x > 0, 1, 0), best_x=lambda xs, fx: xs[fx == fx.max()][0],
+        row_softmax=lambda S: (lambda E: E / E.sum(-1, keepdims=True))(np.exp(S - S.max(-1, keepdims=True)))),
+    "loops": _with(
+        dot=lambda x, y: sum(a * b for a, b in zip(x, y)), log_prod=lambda p: float(np.log(np.prod(p))),
+        m_hat=lambda m, beta1, t: m / (1 - np.power(beta1, t)), square=lambda g: np.square(g),
+        accuracy=lambda y_hat, y: np.count_nonzero(y_hat == y) / y.size, mean_square=lambda x: np.var(x) + np.mean(x) ** 2),
+    "lists_out": _with(indicator=lambda x: [1.0 if v > 0 else 0.0 for v in x], square=lambda g: list(g ** 2)),
+}
+WRONG = {
+    "dot_elementwise": (_with(dot=lambda x, y: x * y), "dot-elementwise"),
+    "argmax_value": (_with(best_x=lambda xs, fx: np.max(fx)), "argmax-value"),
+    "argmax_index": (_with(best_x=lambda xs, fx: np.argmax(fx)), "argmax-index"),
+    "kl_swapped": (_with(kl=lambda p, q: np.sum(q * np.log(q / p))), "kl-swapped"),
+    "beta_not_power": (_with(m_hat=lambda m, beta1, t: m / (1 - beta1)), "beta-not-power"),
+    "softmax_columns": (_with(row_softmax=lambda S: np.exp(S) / np.exp(S).sum(axis=0, keepdims=True)), "softmax-columns"),
+    "no_sqrt": (_with(scores=lambda Q, K: Q @ K.T), "scores-no-sqrt"),
+    "log10": (_with(log_prod=lambda p: np.sum(np.log10(p))), "log10"),
+    "square_dot": (_with(square=lambda g: g @ g), "square-dot"),
+    "reparam_matmul": (_with(reparam=lambda mu, sigma, eps: mu + sigma @ eps), "wrong values"),
+    "returns_none": (_with(norm=lambda x: None), "not an array of numbers"),
+    "raises": (_with(accuracy=lambda y_hat, y: 1 / 0), "ZeroDivisionError"),
+    "mutates": (_with(square=lambda g: np.square(g, out=g)), "changed its input"),
+    "not_a_function": (_with(dot=3.0), "should be a function"),
+}

@@ -1,0 +1,26 @@
+"""Corpora for notation_overloaded."""
+KEY = {"sigma_dpo": "b", "sigma_vae": "a", "T_transpose": "c", "T_temperature": "b", "T_steps": "a",
+       "p_pytorch": "c", "p_dropout_paper": "b", "p_theta": "c", "abs": "b", "set_size": "a", "norm_bars": "c",
+       "kl_bars": "b", "hat_m": "c"}
+
+
+def _with(**changes):
+    return {"overloaded": {**KEY, **changes}}
+
+
+RIGHT = {
+    "plain": {"overloaded": dict(KEY)},
+    "upper": {"overloaded": {k: v.upper() for k, v in KEY.items()}},
+    "upper_keys": {"overloaded": {k.upper(): v for k, v in KEY.items()}},
+    "spaced_keys": {"overloaded": {k.replace("_", " "): f"{v}." for k, v in KEY.items()}},
+    "bracketed": {"overloaded": {k: f"[{v}]" for k, v in KEY.items()}},
+}
+WRONG = {
+    "sigma_dpo_as_std": (_with(sigma_dpo="a"), "F.logsigmoid"),
+    "sigma_vae_as_sigmoid": (_with(sigma_vae="b"), "not a function"),
+    "pytorch_p_as_keep": (_with(p_pytorch="a"), "opposite way"),
+    "kl_bars_as_norm": (_with(kl_bars="a"), "only separates"),
+    "hat_as_prediction": (_with(hat_m="a"), "bias-corrected"),
+    "two_letters": (_with(T_steps=["a", "b"]), "gives 2 options"),
+    "empty_string": (_with(abs=""), "not answered yet"),
+}

@@ -1,0 +1,34 @@
+"""Corpora for notation_powers_indices: one word per key."""
+KEY = {"beta1^t": "power", "m_t": "index", "g_t^2": "power", "K^T": "transpose", "d_k": "label",
+       "x^(i)": "index", "y^(l)": "index", "ỹ^l": "index", "beta1^(t-i)": "power", "theta_(t-1)": "index",
+       "10^-8": "power", "d_v": "label", "sigma^2": "power"}
+UNICODE = {"beta1^t": "β₁ᵗ", "g_t^2": "g_t²", "K^T": "Kᵀ", "beta1^(t-i)": "β₁^{t−i}", "theta_(t-1)": "θ_{t−1}",
+           "sigma^2": "σ²", "x^(i)": "x^{(i)}"}
+LATEX = {"beta1^t": "\\beta_1^t", "g_t^2": "g_t^{2}", "beta1^(t-i)": "\\beta_1^{t-i}", "theta_(t-1)": "\\theta_{t-1}",
+         "sigma^2": "\\sigma^2", "x^(i)": "\\mathbf{x}^{(i)}", "ỹ^l": "\\tilde{y}^l"}
+
+
+def _with(**changes):
+    return {"powers": {**KEY, **changes}}
+
+
+RIGHT = {
+    "plain": {"powers": dict(KEY)},
+    "shouting": {"powers": {k: v.upper() for k, v in KEY.items()}},
+    "padded_capitalised": {"powers": {k: f" {v.capitalize()} " for k, v in KEY.items()}},
+    "unicode_keys": {"powers": {UNICODE.get(k, k): v for k, v in KEY.items()}},
+    "latex_keys": {"powers": {LATEX.get(k, k): v for k, v in KEY.items()}},
+    "articles_and_synonyms": {"powers": {**KEY, "beta1^t": "a power", "10^-8": "exponent", "m_t": "an index."}},
+    "ascii_tilde": {"powers": {**{k: v for k, v in KEY.items() if k != "ỹ^l"}, "ytilde^l": "index"}},
+}
+WRONG = {
+    "beta_power_as_index": (_with(**{"beta1^t": "index"}), "Adam's caption"),
+    "m_t_as_power": (_with(m_t="power"), "moving average at step t"),
+    "transpose_as_power": (_with(**{"K^T": "power"}), "transpose"),
+    "loose_index_as_power": (_with(**{"ỹ^l": "power"}), "loose index"),
+    "label_as_index": (_with(d_k="index"), "d with a label"),
+    "two_words": (_with(**{"g_t^2": "power or index"}), "several answers"),
+    "misspelt": (_with(**{"sigma^2": "pwr"}), "write one of"),
+    "still_none": ({"powers": None}, None),
+    "string_not_dict": ({"powers": "power"}, "should be a dict"),
+}

@@ -1,0 +1,36 @@
+"""Corpora for notation_shapes: tuples of dimension names."""
+KEY = {"Q": ("n", "d_k"), "K": ("m", "d_k"), "V": ("m", "d_v"), "K^T": ("d_k", "m"), "QK^T": ("n", "m"),
+       "S": ("n", "m"), "W": ("n", "m"), "output": ("n", "d_v"), "sqrt(d_k)": (), "q.k": (), "W[0]": ("m",),
+       "z": ("J",)}
+
+
+def _with(**changes):
+    return {"shapes": {**KEY, **changes}}
+
+
+def _s(shape):
+    return "(" + ", ".join(shape) + ")" if shape else "()"
+
+
+RIGHT = {
+    "tuples": {"shapes": dict(KEY)},
+    "lists": {"shapes": {k: list(v) for k, v in KEY.items()}},
+    "strings": {"shapes": {k: _s(v) for k, v in KEY.items()}},
+    "no_underscore_upper": {"shapes": {k: tuple(d.replace("_", "").upper() for d in v) for k, v in KEY.items()}},
+    "times_and_scalar_words": {"shapes": {**{k: " x ".join(v) for k, v in KEY.items() if len(v) == 2},
+                                          "sqrt(d_k)": "scalar", "q.k": "scalar", "W[0]": "m", "z": "N_z"}},
+    "companion_names": {"shapes": {**KEY, "Q": ("n_q", "d_k"), "QK^T": ("n_q", "n_k")}},
+    "latex_keys": {"shapes": {**{k: v for k, v in KEY.items() if k not in ("sqrt(d_k)", "K^T")},
+                              "\\sqrt{d_k}": (), "Kᵀ": ("d_k", "m")}},
+}
+WRONG = {
+    "scores_transposed": (_with(**{"QK^T": ("m", "n")}), "wrong order"),
+    "n_for_m": (_with(K=("n", "d_k")), "n counts queries"),
+    "dv_for_dk": (_with(Q=("n", "d_v")), "d_k belongs to queries"),
+    "ambiguous_d": (_with(V=("m", "d")), "ambiguous"),
+    "scalar_as_vector": (_with(**{"q.k": ("d_k",)}), "number of dimensions"),
+    "output_as_weights": (_with(output=("n", "m")), "one output row per query"),
+    "unknown_dimension": (_with(z=("k",)), "not a dimension of this problem"),
+    "nested_tuple": (_with(Q=(("n", "d_k"),)), "nests a tuple"),
+    "a_number": (_with(W=2), "write a tuple of names"),
+}
