@@ -1,0 +1,42 @@
+"""Formulas for the induction: equivalent forms keep full marks, wrong ones lose points."""
+
+BASE = "(1 - beta1)*g(1)"
+HYP = "(1 - beta1)*Sum(beta1**(k - i)*g(i), (i, 1, k))"
+STEP = "beta1*(1 - beta1)*Sum(beta1**(k - i)*g(i), (i, 1, k)) + (1 - beta1)*g(k + 1)"
+
+
+def env(base=BASE, hyp=HYP, step=STEP):
+    return {"base_case": base, "hypothesis": hyp, "inductive_step": step}
+
+
+RIGHT = {
+    "reference": env(),
+    "expanded_base": env(base="g(1) - beta1*g(1)"),
+    "base_as_formula_at_1": env(base="(1 - beta1)*Sum(beta1**(1 - i)*g(i), (i, 1, 1))"),
+    "factor_inside_sum": env(hyp="Sum((1 - beta1)*beta1**(k - i)*g(i), (i, 1, k))"),
+    "reindexed_sum": env(hyp="(1 - beta1)*Sum(beta1**j*g(k - j), (j, 0, k - 1))"),
+    "caret_power": env(hyp="(1-beta1)*Sum(beta1^(k-i)*g(i),(i,1,k))"),
+    "step_as_target": env(step="(1 - beta1)*Sum(beta1**(k + 1 - i)*g(i), (i, 1, k + 1))"),
+    "step_beta_inside": env(step="(1 - beta1)*Sum(beta1**(k - i + 1)*g(i), (i, 1, k)) + (1 - beta1)*g(k + 1)"),
+    "step_expanded": env(step="beta1*Sum(beta1**(k-i)*g(i),(i,1,k)) - beta1**2*Sum(beta1**(k-i)*g(i),(i,1,k))"
+                              " + g(k+1) - beta1*g(k+1)"),
+    "step_reindexed": env(step="(1 - beta1)*Sum(beta1**j*g(k + 1 - j), (j, 0, k))"),
+}
+
+WRONG = {
+    "m0_is_g0": (env(base="beta1*g(0) + (1 - beta1)*g(1)"), "not m_0 = g_0"),
+    "base_without_factor": (env(base="g(1)"), "enters with the factor (1 - β₁)"),
+    "hyp_power_off_by_one": (env(hyp="(1 - beta1)*Sum(beta1**(k - i + 1)*g(i), (i, 1, k))"), "one too high"),
+    "hyp_missing_factor": (env(hyp="Sum(beta1**(k - i)*g(i), (i, 1, k))"), "The factor (1 - β₁)"),
+    "hyp_from_zero": (env(hyp="(1 - beta1)*Sum(beta1**(k - i)*g(i), (i, 0, k))"), "starts at i = 0"),
+    "hyp_in_t": (env(hyp="(1 - beta1)*Sum(beta1**(t - i)*g(i), (i, 1, t))"), "it contains t"),
+    "step_no_beta": (env(step="(1 - beta1)*Sum(beta1**(k - i)*g(i), (i, 1, k)) + (1 - beta1)*g(k + 1)"),
+                     "multiplies the old average by β₁"),
+    "step_missing_factor": (env(step="beta1*(1 - beta1)*Sum(beta1**(k - i)*g(i), (i, 1, k)) + g(k + 1)"),
+                            "enters with the factor (1 - β₁)"),
+    "step_wrong_gradient": (env(step="beta1*(1 - beta1)*Sum(beta1**(k - i)*g(i), (i, 1, k)) + (1 - beta1)*g(k)"),
+                            "not g_k"),
+    "hostile_import": (env(base="__import__('os').system('true')"), "only these names are allowed"),
+    "not_a_string": (env(base=0.1), "should be a string"),
+    "underscore_index": (env(hyp="(1 - beta1)*Sum(beta1**(k - i)*g_i, (i, 1, k))"), "'g_i'"),
+}

@@ -1,0 +1,79 @@
+"""moving_average: differently written right answers, and wrong ones with their diagnosis."""
+
+import numpy as np
+
+
+def _closed_form(g, beta1, t):
+    return np.asarray(g, dtype=float) * (1 - beta1**t)
+
+
+def _loop_list(g, beta1, t):
+    m = 0
+    for _ in range(t):
+        m = beta1 * m + (1 - beta1) * np.asarray(g, dtype=float)
+    return m
+
+
+def _sum_formula(g, beta1, t):
+    return (1 - beta1) * sum(beta1 ** (t - i) for i in range(1, t + 1)) * np.asarray(g, dtype=float)
+
+
+def _recursive(g, beta1, t):
+    return np.zeros_like(np.asarray(g, dtype=float)) if t == 0 else beta1 * _recursive(g, beta1, t - 1) + (1 - beta1) * np.asarray(g, dtype=float)
+
+
+def _lerp(g, beta1, t):
+    m = np.zeros_like(np.asarray(g, dtype=float))
+    for _ in range(t):
+        m = m + (1 - beta1) * (np.asarray(g, dtype=float) - m)
+    return m
+
+
+def _returns_g(g, beta1, t):
+    return np.asarray(g, dtype=float)
+
+
+def _no_factor(g, beta1, t):
+    m = 0.0
+    for _ in range(t):
+        m = beta1 * m + np.asarray(g, dtype=float)
+    return m
+
+
+def _range_off(g, beta1, t):
+    m = 0.0
+    for _ in range(1, t):
+        m = beta1 * m + (1 - beta1) * np.asarray(g, dtype=float)
+    return m + 0 * np.asarray(g, dtype=float)
+
+
+def _beta_sq(g, beta1, t):
+    return np.asarray(g, dtype=float) * (1 - beta1**2)
+
+
+def _returns_none(g, beta1, t):
+    m = 0.0
+    for _ in range(t):
+        m = beta1 * m + (1 - beta1) * g
+
+
+def _plus(g, beta1, t):
+    return np.asarray(g, dtype=float) * (1 + beta1**t)
+
+
+RIGHT = {
+    "closed_form": {"moving_average": _closed_form},
+    "loop_from_int_zero": {"moving_average": _loop_list},
+    "sum_formula": {"moving_average": _sum_formula},
+    "recursive": {"moving_average": _recursive},
+    "lerp_form": {"moving_average": _lerp},
+}
+
+WRONG = {
+    "returns_g": ({"moving_average": _returns_g}, "bias-corrected"),
+    "no_one_minus_beta": ({"moving_average": _no_factor}, "no-one-minus-beta"),
+    "range_from_one": ({"moving_average": _range_off}, "t-minus-1-steps"),
+    "beta_squared": ({"moving_average": _beta_sq}, None),
+    "returns_none": ({"moving_average": _returns_none}, "not an array of numbers"),
+    "plus_sign": ({"moving_average": _plus}, None),
+}

@@ -1,0 +1,169 @@
+"""The proofs assignment: Proof Blocks grading, safe formula parsing, and the notebook's structure."""
+
+import random
+import time
+
+import nbformat
+import pytest
+from conftest import ROOT
+
+from reading_maths import proofblocks as pb
+from reading_maths import symbolic
+from reading_maths.course import Assignment
+
+SMALL = {"a": (), "b": ("a",), "c": ("a",), "d": ("b", "c")}
+
+
+def _grader(question):
+    return Assignment("proofs", ROOT).grader(question)
+
+
+def _brute_edit_distance(order, needs):
+    def lcs(x, y):
+        table = [[0] * (len(y) + 1) for _ in range(len(x) + 1)]
+        for i, a in enumerate(x):
+            for j, b in enumerate(y):
+                table[i + 1][j + 1] = table[i][j] + 1 if a == b else max(table[i][j + 1], table[i + 1][j])
+        return table[-1][-1]
+
+    return min(len(order) + len(top) - 2 * lcs(order, top) for top in pb.topological_orders(needs))
+
+
+# -- proofblocks -----------------------------------------------------------------------------------
+
+def test_topological_orders_of_a_diamond():
+    assert sorted(map(tuple, pb.topological_orders(SMALL))) == [("a", "b", "c", "d"), ("a", "c", "b", "d")]
+
+
+@pytest.mark.parametrize("order, edits", [
+    (["a", "b", "c", "d"], 0),
+    (["a", "c", "b", "d"], 0),
+    (["b", "a", "c", "d"], 2),        # b moved: one deletion, one insertion
+    (["a", "b", "c"], 1),             # d missing
+    (["a", "x", "b", "c", "d"], 1),   # a distractor to delete
+    (["a", "b", "b", "c", "d"], 1),   # a repeated line
+    (["d", "c", "b", "a"], 4),        # keep c, b; move a and d
+    ([], 4),
+])
+def test_edit_distance_examples(order, edits):
+    assert pb.edit_distance(order, SMALL) == edits == _brute_edit_distance(order, SMALL)
+
+
+def test_edit_distance_agrees_with_brute_force_on_random_orderings():
+    puzzle = _grader("puzzle_m")  # noqa: F841 - loads the grader (and its DAG) once
+    from runpy import run_path
+
+    needs = run_path(str(ROOT / "graders" / "proofs" / "puzzle_m.py"))["PUZZLE"].needs
+    labels = [*needs, "B", "E", "I", "K"]
+    rng = random.Random(3)
+    for _ in range(150):
+        order = rng.sample(labels, rng.randint(0, len(labels)))
+        if rng.random() < 0.2 and order:
+            order.insert(rng.randrange(len(order)), rng.choice(order))
+        assert pb.edit_distance(order, needs) == _brute_edit_distance(order, needs), order
+
+
+def test_a_cycle_is_refused():
+    with pytest.raises(ValueError):
+        pb.Puzzle(needs={"a": ("b",), "b": ("a",)}, facts={"a": "A", "b": "B"})
+
+
+# -- the puzzle's grader -----------------------------------------------------------------------------
+
+def _puzzle():
+    from runpy import run_path
+
+    return run_path(str(ROOT / "graders" / "proofs" / "puzzle_m.py"))["PUZZLE"]
+
+
+def test_every_valid_ordering_of_the_puzzle_gets_full_marks():
+    orders = list(pb.topological_orders(_puzzle().needs))
+    assert len(orders) == 15
+    grader = _grader("puzzle_m")
+    for order in orders:
+        result = grader.run({"puzzle_m": order})
+        assert result.score == result.max_score == 7, (order, result.feedback)
+
+
+def test_invalid_orderings_lose_one_point_per_edit_and_name_the_first_wrong_step():
+    grader, puzzle = _grader("puzzle_m"), _puzzle()
+    rng = random.Random(11)
+    valid = {tuple(o) for o in pb.topological_orders(puzzle.needs)}
+    for _ in range(60):
+        order = rng.sample(puzzle.labels, rng.randint(1, 9))
+        if tuple(order) in valid:
+            continue
+        result = grader.run({"puzzle_m": order})
+        assert result.score == max(0, 7 - pb.edit_distance(order, puzzle.needs)) < 7
+        problem = pb.first_problem(order, puzzle)
+        assert any(line.startswith(problem) for line in result.feedback)
+
+
+def test_the_notebook_lists_exactly_the_graders_steps():
+    from reading_maths.graderkit import reference
+
+    assert set(reference("proofs").puzzle_m_steps) == set(_puzzle().labels)
+
+
+# -- symbolic ----------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    "__import__('os')", "g.__class__", "().__class__", "beta1.is_positive", "'x'", "[1, 2]", "{1: 2}",
+    "lambda: 1", "beta1 if k else t", "x", "m(k)", "exec", "1j", "0x10", "a = 1", "beta1; k", "k @ k",
+    "beta1 +", "(beta1", "beta1)", "", "   ", "1" * 30, "b" * 500, None, 3, ["beta1"],
+])
+def test_malformed_or_hostile_formulas_are_refused_with_a_message(text):
+    verdict = symbolic.compare(text, "beta1", variables=("beta1",))
+    assert verdict.status == "malformed" and verdict.message
+
+
+def test_a_hostile_power_tower_times_out_instead_of_hanging():
+    start = time.monotonic()
+    verdict = symbolic.compare("9**9**9**9", "beta1", variables=("beta1",), timeout=2.0)
+    assert verdict.status == "timeout" and "too long" in verdict.message
+    assert time.monotonic() - start < 6
+
+
+def test_garbage_never_raises():
+    rng = random.Random(5)
+    alphabet = "beta1kgtijSum()*+-/^,. _[]'\"0123456789xyz\\\n"
+    for _ in range(300):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 25)))
+        try:
+            symbolic.check_syntax(text)
+        except symbolic.ExpressionError:
+            continue
+        assert symbolic.compare(text, "beta1*k", variables=("beta1", "k"), timeout=2.0).status in (
+            "equal", "different", "malformed", "timeout")
+
+
+def test_sympy_alone_would_miss_this_but_the_numeric_check_does_not():
+    # the geometric sum: doit() gives a Piecewise/unsimplified form, yet the two are equal
+    verdict = symbolic.compare("(1 - beta1)*Sum(beta1**(k - i), (i, 1, k))", "1 - beta1**k",
+                               variables=("beta1", "k"))
+    assert verdict.ok, verdict
+
+
+# -- the notebook ------------------------------------------------------------------------------------
+
+def test_notebook_structure():
+    nb = nbformat.read(ROOT / "source" / "proofs" / "proofs.ipynb", as_version=4)
+    meta = {c.metadata["nbgrader"]["grade_id"]: (c, c.metadata["nbgrader"]) for c in nb.cells
+            if "nbgrader" in c.metadata}
+    assignment = Assignment("proofs", ROOT)
+    assert assignment.questions == ["puzzle_m", "induction", "moving_average", "first_adam_update"]
+    for q in assignment.questions:
+        assert meta[q][1]["points"] == assignment.grader(q).max_score
+        assert f'grade_question("proofs", "{q}")' in meta[q][0].source
+        assert meta[f"{q}-answer"][1]["solution"] and meta[f"{q}-check"][1]["locked"]
+        assert "reading_maths" not in meta[f"{q}-check"][0].source
+    for written, points in (("puzzle_written", 2), ("induction_written", 4)):
+        cell, m = meta[written]
+        assert cell.cell_type == "markdown" and m["grade"] and m["solution"] and not m["locked"]
+        assert m["points"] == points
+        scheme, sm = meta[f"{written}-scheme"]
+        # nbgrader strips mark schemes only from "Manually graded task" cells
+        assert sm.get("task") and sm["points"] == 0 and "### BEGIN MARK SCHEME" in scheme.source
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            assert not cell.outputs and cell.execution_count is None
