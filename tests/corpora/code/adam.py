@@ -1,0 +1,176 @@
+"""adam: differently written right answers, and wrong ones with the diagnosis they must get."""
+
+import math
+
+import numpy as np
+
+# -- right ---------------------------------------------------------------------------------------------
+
+
+def _with_own_step(grad, theta0, steps, alpha=0.001, beta1=0.9, beta2=0.999, eps=1e-8):
+    def step(theta, g, m, v, t):
+        m = beta1 * m + (1 - beta1) * g
+        v = beta2 * v + (1 - beta2) * g**2
+        return theta - alpha * (m / (1 - beta1**t)) / (np.sqrt(v / (1 - beta2**t)) + eps), m, v
+
+    theta = np.array(theta0, dtype=float)
+    m = v = np.zeros_like(theta)
+    for t in range(1, steps + 1):
+        theta, m, v = step(theta, grad(theta), m, v, t)
+    return theta
+
+
+def _while_loop(grad, theta0, steps, alpha=0.001, beta1=0.9, beta2=0.999, eps=1e-8):
+    theta = np.asarray(theta0, dtype=float).copy()
+    m, v, t = np.zeros(theta.shape), np.zeros(theta.shape), 0
+    while t < steps:
+        t += 1
+        g = np.asarray(grad(theta), dtype=float)
+        m = beta1 * m + (1 - beta1) * g
+        v = beta2 * v + (1 - beta2) * g * g
+        theta = theta - alpha * (m / (1 - beta1**t)) / (np.sqrt(v / (1 - beta2**t)) + eps)
+    return theta
+
+
+def _in_place_copies(grad, theta0, steps, alpha=0.001, beta1=0.9, beta2=0.999, eps=1e-8):
+    theta = np.array(theta0, dtype=np.float64, copy=True)
+    m = np.zeros_like(theta)
+    v = np.zeros_like(theta)
+    for t in range(steps):
+        g = grad(theta.copy())
+        m *= beta1
+        m += (1 - beta1) * g
+        v *= beta2
+        v += (1 - beta2) * np.square(g)
+        theta -= alpha * (m / (1 - beta1 ** (t + 1))) / (np.sqrt(v / (1 - beta2 ** (t + 1))) + eps)
+    return theta
+
+
+def _running_powers(grad, theta0, steps, alpha=0.001, beta1=0.9, beta2=0.999, eps=1e-8):
+    theta = np.array(theta0, dtype=float)
+    m, v = 0.0 * theta, 0.0 * theta
+    b1t, b2t = 1.0, 1.0  # beta1**t and beta2**t, updated as we go
+    for _ in range(steps):
+        b1t, b2t = b1t * beta1, b2t * beta2
+        g = grad(theta)
+        m = beta1 * m + (1 - beta1) * g
+        v = beta2 * v + (1 - beta2) * g**2
+        theta = theta - alpha * (m / (1 - b1t)) / (np.sqrt(v / (1 - b2t)) + eps)
+    return theta
+
+
+def _math_elementwise_list(grad, theta0, steps, alpha=0.001, beta1=0.9, beta2=0.999, eps=1e-8):
+    theta0 = np.asarray(theta0, dtype=float)
+    theta = theta0.ravel().tolist()
+    m = [0.0] * len(theta)
+    v = [0.0] * len(theta)
+    for t in range(1, steps + 1):
+        g = np.asarray(grad(np.array(theta).reshape(theta0.shape)), dtype=float).ravel().tolist()
+        for i, gi in enumerate(g):
+            m[i] = beta1 * m[i] + (1 - beta1) * gi
+            v[i] = beta2 * v[i] + (1 - beta2) * gi * gi
+            theta[i] -= alpha * (m[i] / (1 - beta1**t)) / (math.sqrt(v[i] / (1 - beta2**t)) + eps)
+    return np.array(theta).reshape(theta0.shape).tolist()  # a (nested) list
+
+
+def _state_dict(grad, theta0, steps, alpha=0.001, beta1=0.9, beta2=0.999, eps=1e-8):
+    state = {"theta": np.array(theta0, dtype=float), "t": 0}
+    state["m"] = np.zeros_like(state["theta"])
+    state["v"] = np.zeros_like(state["theta"])
+    for _ in range(steps):
+        state["t"] += 1
+        g = grad(state["theta"])
+        state["m"] = beta1 * state["m"] + (1 - beta1) * g
+        state["v"] = beta2 * state["v"] + (1 - beta2) * g**2
+        m_hat = state["m"] / (1 - beta1 ** state["t"])
+        v_hat = state["v"] / (1 - beta2 ** state["t"])
+        state["theta"] = state["theta"] - alpha * m_hat / (np.sqrt(v_hat) + eps)
+    return state["theta"]
+
+
+RIGHT = {
+    "own-step-function": {"adam": _with_own_step},
+    "while-loop": {"adam": _while_loop},
+    "in-place-on-copies": {"adam": _in_place_copies},
+    "running-powers": {"adam": _running_powers},
+    "math-elementwise-list": {"adam": _math_elementwise_list},
+    "state-dict": {"adam": _state_dict},
+}
+
+
+# -- wrong ---------------------------------------------------------------------------------------------
+
+
+def _mutates_theta0(grad, theta0, steps, alpha=0.001, beta1=0.9, beta2=0.999, eps=1e-8):
+    theta = theta0  # not a copy: the caller's theta0 changes
+    if theta.dtype != float:
+        theta = theta.astype(float)
+    m, v = np.zeros_like(theta), np.zeros_like(theta)
+    for t in range(1, steps + 1):
+        g = grad(theta)
+        m = beta1 * m + (1 - beta1) * g
+        v = beta2 * v + (1 - beta2) * g**2
+        theta -= alpha * (m / (1 - beta1**t)) / (np.sqrt(v / (1 - beta2**t)) + eps)
+    return theta
+
+
+def _returns_tuple(grad, theta0, steps, alpha=0.001, beta1=0.9, beta2=0.999, eps=1e-8):
+    theta = np.array(theta0, dtype=float)
+    m, v = np.zeros_like(theta), np.zeros_like(theta)
+    for t in range(1, steps + 1):
+        g = grad(theta)
+        m = beta1 * m + (1 - beta1) * g
+        v = beta2 * v + (1 - beta2) * g**2
+        theta = theta - alpha * (m / (1 - beta1**t)) / (np.sqrt(v / (1 - beta2**t)) + eps)
+    return theta, m, v
+
+
+def _plain_gradient_descent(grad, theta0, steps, alpha=0.001, beta1=0.9, beta2=0.999, eps=1e-8):
+    theta = np.array(theta0, dtype=float)
+    for _ in range(steps):
+        theta = theta - alpha * grad(theta)
+    return theta
+
+
+def _t_fixed_at_one(grad, theta0, steps, alpha=0.001, beta1=0.9, beta2=0.999, eps=1e-8):
+    theta = np.array(theta0, dtype=float)
+    m, v = np.zeros_like(theta), np.zeros_like(theta)
+    for _ in range(steps):
+        g = grad(theta)
+        m = beta1 * m + (1 - beta1) * g
+        v = beta2 * v + (1 - beta2) * g**2
+        theta = theta - alpha * (m / (1 - beta1)) / (np.sqrt(v / (1 - beta2)) + eps)
+    return theta
+
+
+def _integer_theta(grad, theta0, steps, alpha=0.001, beta1=0.9, beta2=0.999, eps=1e-8):
+    theta = np.array(theta0)  # an integer theta0 stays integer, and the in-place update raises
+    m, v = np.zeros(theta.shape), np.zeros(theta.shape)
+    for t in range(1, steps + 1):
+        g = grad(theta)
+        m = beta1 * m + (1 - beta1) * g
+        v = beta2 * v + (1 - beta2) * g**2
+        theta -= alpha * (m / (1 - beta1**t)) / (np.sqrt(v / (1 - beta2**t)) + eps)
+    return theta
+
+
+def _sign_flipped(grad, theta0, steps, alpha=0.001, beta1=0.9, beta2=0.999, eps=1e-8):
+    return 2 * np.asarray(theta0, dtype=float) - _with_own_step(grad, theta0, steps, alpha, beta1, beta2, eps)
+
+
+def _no_steps_returns_none(grad, theta0, steps, alpha=0.001, beta1=0.9, beta2=0.999, eps=1e-8):
+    theta = None
+    for i in range(steps):
+        theta = _with_own_step(grad, theta0 if theta is None else theta, 1, alpha, beta1, beta2, eps)
+    return theta  # also wrong after one step: m and v restart every time
+
+
+WRONG = {
+    "mutates-theta0": ({"adam": _mutates_theta0}, "changed its input"),
+    "returns-theta-m-v": ({"adam": _returns_tuple}, None),
+    "plain-gradient-descent": ({"adam": _plain_gradient_descent}, None),
+    "t-fixed-at-one": ({"adam": _t_fixed_at_one}, None),
+    "integer-theta-in-place": ({"adam": _integer_theta}, "raised"),
+    "sign-flipped": ({"adam": _sign_flipped}, None),
+    "restarts-every-step": ({"adam": _no_steps_returns_none}, None),  # sign descent: no catalogued match
+}

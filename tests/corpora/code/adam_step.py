@@ -1,0 +1,142 @@
+"""adam_step: differently written right answers, and wrong ones with the diagnosis they must get."""
+
+import math
+
+import numpy as np
+
+# -- right ---------------------------------------------------------------------------------------------
+
+
+def _line_by_line(theta, g, m, v, t, alpha=0.001, beta1=0.9, beta2=0.999, eps=1e-8):
+    m = beta1 * m + (1 - beta1) * g
+    v = beta2 * v + (1 - beta2) * g**2
+    m_hat = m / (1 - beta1**t)
+    v_hat = v / (1 - beta2**t)
+    theta = theta - alpha * m_hat / (np.sqrt(v_hat) + eps)
+    return theta, m, v
+
+
+def _copies_then_in_place(theta, g, m, v, t, alpha=0.001, beta1=0.9, beta2=0.999, eps=1e-8):
+    theta, m, v = (np.array(x, dtype=float) for x in (theta, m, v))
+    g = np.asarray(g, dtype=float)
+    m *= beta1
+    m += (1 - beta1) * g
+    v *= beta2
+    v += (1 - beta2) * g * g
+    theta -= alpha * (m / (1 - beta1**t)) / (np.sqrt(v / (1 - beta2**t)) + eps)
+    return theta, m, v
+
+
+def _math_pow_list(theta, g, m, v, t, alpha=0.001, beta1=0.9, beta2=0.999, eps=1e-8):
+    c1, c2 = 1 - math.pow(beta1, t), 1 - math.pow(beta2, t)
+    m_t = np.multiply(beta1, m) + np.multiply(1 - beta1, g)
+    v_t = np.multiply(beta2, v) + np.multiply(1 - beta2, np.square(g))
+    step = alpha * (m_t / c1) / (np.sqrt(v_t / c2) + eps)
+    return [np.subtract(theta, step), m_t, v_t]  # a list instead of a tuple
+
+
+def _elementwise_loop(theta, g, m, v, t, alpha=0.001, beta1=0.9, beta2=0.999, eps=1e-8):
+    theta, g, m, v = (np.asarray(x, dtype=float) for x in (theta, g, m, v))
+    out_theta, out_m, out_v = np.empty_like(theta), np.empty_like(theta), np.empty_like(theta)
+    for i in np.ndindex(theta.shape):
+        mi = beta1 * m[i] + (1 - beta1) * g[i]
+        vi = beta2 * v[i] + (1 - beta2) * g[i] * g[i]
+        out_theta[i] = theta[i] - alpha * (mi / (1 - beta1**t)) / (math.sqrt(vi / (1 - beta2**t)) + eps)
+        out_m[i], out_v[i] = mi, vi
+    return out_theta, out_m, out_v
+
+
+def _stacked_array(theta, g, m, v, t, alpha=0.001, beta1=0.9, beta2=0.999, eps=1e-8):
+    g = np.asarray(g, dtype=float)
+    m_t = m + (1 - beta1) * (g - m)  # the same moving average, written as a correction
+    v_t = v + (1 - beta2) * (g**2 - v)
+    theta_t = theta - alpha * (m_t / (1 - beta1**t)) / (np.sqrt(v_t) / np.sqrt(1 - beta2**t) + eps)
+    return np.stack([theta_t, m_t, v_t])  # one array holding the three
+
+
+def _hats_by_power(theta, g, m, v, t, alpha=0.001, beta1=0.9, beta2=0.999, eps=1e-8):
+    g = np.asarray(g, dtype=float)
+    m_t = beta1 * np.asarray(m) + (1 - beta1) * g
+    v_t = beta2 * np.asarray(v) + (1 - beta2) * g**2
+    m_hat = m_t * (1 - beta1**t) ** -1
+    v_hat = v_t * (1 - beta2**t) ** -1
+    return np.asarray(theta) - alpha * m_hat / (v_hat**0.5 + eps), m_t, v_t
+
+
+RIGHT = {
+    "line-by-line": {"adam_step": _line_by_line},
+    "copies-then-in-place": {"adam_step": _copies_then_in_place},
+    "math-pow-returns-list": {"adam_step": _math_pow_list},
+    "element-wise-loop": {"adam_step": _elementwise_loop},
+    "stacked-array": {"adam_step": _stacked_array},
+    "hats-by-power": {"adam_step": _hats_by_power},
+}
+
+
+# -- wrong ---------------------------------------------------------------------------------------------
+
+
+def _in_place_on_inputs(theta, g, m, v, t, alpha=0.001, beta1=0.9, beta2=0.999, eps=1e-8):
+    m *= beta1  # changes the caller's m and v
+    m += (1 - beta1) * g
+    v *= beta2
+    v += (1 - beta2) * g**2
+    return theta - alpha * (m / (1 - beta1**t)) / (np.sqrt(v / (1 - beta2**t)) + eps), m, v
+
+
+def _hard_coded_hyperparameters(theta, g, m, v, t, alpha=0.001, beta1=0.9, beta2=0.999, eps=1e-8):
+    return _line_by_line(theta, g, m, v, t)
+
+
+def _returns_theta_only(theta, g, m, v, t, alpha=0.001, beta1=0.9, beta2=0.999, eps=1e-8):
+    return _line_by_line(theta, g, m, v, t, alpha, beta1, beta2, eps)[0]
+
+
+def _wrong_order(theta, g, m, v, t, alpha=0.001, beta1=0.9, beta2=0.999, eps=1e-8):
+    theta_t, m_t, v_t = _line_by_line(theta, g, m, v, t, alpha, beta1, beta2, eps)
+    return m_t, v_t, theta_t
+
+
+def _betas_swapped(theta, g, m, v, t, alpha=0.001, beta1=0.9, beta2=0.999, eps=1e-8):
+    return _line_by_line(theta, g, m, v, t, alpha, beta2, beta1, eps)
+
+
+def _abs_instead_of_sqrt(theta, g, m, v, t, alpha=0.001, beta1=0.9, beta2=0.999, eps=1e-8):
+    m_t = beta1 * m + (1 - beta1) * g
+    v_t = beta2 * v + (1 - beta2) * g**2
+    return theta - alpha * (m_t / (1 - beta1**t)) / (v_t / (1 - beta2**t) + eps), m_t, v_t
+
+
+def _t_squared_correction(theta, g, m, v, t, alpha=0.001, beta1=0.9, beta2=0.999, eps=1e-8):
+    return _line_by_line(theta, g, m, v, t * t, alpha, beta1, beta2, eps)
+
+
+def _update_uses_g(theta, g, m, v, t, alpha=0.001, beta1=0.9, beta2=0.999, eps=1e-8):
+    m_t = beta1 * m + (1 - beta1) * g
+    v_t = beta2 * v + (1 - beta2) * g**2
+    return theta - alpha * g / (np.sqrt(v_t / (1 - beta2**t)) + eps), m_t, v_t
+
+
+def _integer_in_place(theta, g, m, v, t, alpha=0.001, beta1=0.9, beta2=0.999, eps=1e-8):
+    theta = np.array(theta)  # keeps an integer dtype, so the in-place float update raises
+    theta_t, m_t, v_t = _line_by_line(np.asarray(theta, dtype=float), g, m, v, t, alpha, beta1, beta2, eps)
+    theta -= theta - theta_t
+    return theta, m_t, v_t
+
+
+WRONG = {
+    "in-place-on-inputs": ({"adam_step": _in_place_on_inputs}, "changed its input"),
+    "hard-coded-hyperparameters": ({"adam_step": _hard_coded_hyperparameters}, None),
+    "returns-theta-only": ({"adam_step": _returns_theta_only}, "should return 3 arrays"),
+    "wrong-order": ({"adam_step": _wrong_order}, None),
+    "betas-swapped": ({"adam_step": _betas_swapped}, None),
+    "no-square-root": ({"adam_step": _abs_instead_of_sqrt}, None),
+    "t-squared": ({"adam_step": _t_squared_correction}, None),
+    "update-uses-g": ({"adam_step": _update_uses_g}, None),
+    "integer-in-place": ({"adam_step": _integer_in_place}, "raised"),
+    "no-bias-correction": (
+        {"adam_step": lambda theta, g, m, v, t, alpha=0.001, beta1=0.9, beta2=0.999, eps=1e-8: _line_by_line(
+            theta, g, m, v, 10**9, alpha, beta1, beta2, eps)},
+        "no-bias-correction",
+    ),
+}

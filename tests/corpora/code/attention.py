@@ -1,0 +1,166 @@
+"""attention: differently written right answers, and wrong ones with the diagnosis they must get."""
+
+import math
+
+import numpy as np
+
+# -- right ---------------------------------------------------------------------------------------------
+
+
+def _text_style(Q, K, V):
+    d_k = K.shape[1]
+    S = Q @ K.T / np.sqrt(d_k)
+    S = S - S.max(axis=1, keepdims=True)
+    W = np.exp(S) / np.exp(S).sum(axis=1, keepdims=True)
+    return W @ V
+
+
+def _companion_style(Q, K, V):
+    d = Q.shape[-1]
+    scores = Q @ K.T / np.sqrt(d)
+    scores = scores - scores.max(-1, keepdims=True)
+    w = np.exp(scores)
+    w = w / w.sum(-1, keepdims=True)
+    return w @ V
+
+
+def _einsum(Q, K, V):
+    S = np.einsum("id,jd->ij", Q, K) / math.sqrt(K.shape[1])
+    W = np.exp(S - S.max(axis=1, keepdims=True))
+    W /= W.sum(axis=1, keepdims=True)
+    return np.einsum("ij,jv->iv", W, V)
+
+
+def _own_softmax(Q, K, V):
+    def softmax(z):
+        z = np.asarray(z, dtype=float)
+        e = np.exp(z - z.max(axis=-1, keepdims=True))
+        return e / e.sum(axis=-1, keepdims=True)
+
+    return softmax(np.matmul(Q, np.transpose(K)) / np.sqrt(np.shape(K)[1])) @ V
+
+
+def _per_query_loop(Q, K, V):
+    Q, K, V = (np.asarray(x, dtype=float) for x in (Q, K, V))
+    out = np.zeros((Q.shape[0], V.shape[1]))
+    for i, query in enumerate(Q):
+        scores = np.array([query @ key for key in K]) / math.sqrt(len(query))
+        weights = np.exp(scores - scores.max())
+        weights = weights / weights.sum()
+        for j, value in enumerate(V):
+            out[i] += weights[j] * value
+    return out
+
+
+def _pure_python(Q, K, V):
+    out = []
+    for q in Q.tolist():
+        scores = [sum(a * b for a, b in zip(q, k)) / math.sqrt(len(k)) for k in K.tolist()]
+        top = max(scores)
+        w = [math.exp(s - top) for s in scores]
+        total = sum(w)
+        out.append([sum(wj / total * v[c] for wj, v in zip(w, V.tolist())) for c in range(V.shape[1])])
+    return out  # a list of lists
+
+
+def _logsumexp(Q, K, V):
+    S = (Q / np.sqrt(K.shape[1])) @ K.T
+    mx = S.max(axis=1, keepdims=True)
+    log_w = S - mx - np.log(np.exp(S - mx).sum(axis=1, keepdims=True))
+    return np.exp(log_w) @ V
+
+
+def _dot_and_scaled_queries(Q, K, V):
+    scaled = np.asarray(Q, dtype=float) * K.shape[1] ** -0.5
+    S = np.dot(scaled, K.T)
+    W = np.exp(S - np.amax(S, axis=-1)[:, None])
+    return np.dot(W / W.sum(axis=-1)[:, None], V)
+
+
+RIGHT = {
+    "text-style": {"attention": _text_style},
+    "companion-style": {"attention": _companion_style},
+    "einsum": {"attention": _einsum},
+    "own-softmax": {"attention": _own_softmax},
+    "per-query-loop": {"attention": _per_query_loop},
+    "pure-python-lists": {"attention": _pure_python},
+    "logsumexp": {"attention": _logsumexp},
+    "scaled-queries-np-dot": {"attention": _dot_and_scaled_queries},
+}
+
+
+# -- wrong ---------------------------------------------------------------------------------------------
+
+
+def _no_scale(Q, K, V):
+    S = Q @ K.T
+    W = np.exp(S - S.max(axis=1, keepdims=True))
+    return W / W.sum(axis=1, keepdims=True) @ V
+
+
+def _unstable(Q, K, V):
+    W = np.exp(Q @ K.T / np.sqrt(K.shape[1]))
+    return W / W.sum(axis=1, keepdims=True) @ V
+
+
+def _returns_weights(Q, K, V):
+    S = Q @ K.T / np.sqrt(K.shape[1])
+    W = np.exp(S - S.max(axis=1, keepdims=True))
+    return W / W.sum(axis=1, keepdims=True)
+
+
+def _mutates_scores_and_q(Q, K, V):
+    Q /= np.sqrt(K.shape[1])  # changes the caller's Q
+    S = Q @ K.T
+    W = np.exp(S - S.max(axis=1, keepdims=True))
+    return W / W.sum(axis=1, keepdims=True) @ V
+
+
+def _returns_transposed(Q, K, V):
+    return _text_style(Q, K, V).T
+
+
+def _no_keepdims(Q, K, V):
+    S = Q @ K.T / np.sqrt(K.shape[1])
+    W = np.exp(S - S.max(axis=1, keepdims=True))
+    return (W / W.sum(axis=1)) @ V  # divides column j by row j's sum
+
+
+def _sqrt_of_m(Q, K, V):
+    S = Q @ K.T / np.sqrt(K.shape[0])  # the number of keys, not their length
+    W = np.exp(S - S.max(axis=1, keepdims=True))
+    return W / W.sum(axis=1, keepdims=True) @ V
+
+
+def _mean_of_v(Q, K, V):
+    return np.tile(V.mean(axis=0), (Q.shape[0], 1))
+
+
+def _hard_argmax(Q, K, V):
+    return V[np.argmax(Q @ K.T, axis=1)]
+
+
+def _global_softmax(Q, K, V):
+    S = Q @ K.T / np.sqrt(K.shape[1])
+    W = np.exp(S - S.max())
+    return W / W.sum() @ V
+
+
+def _only_first_query(Q, K, V):
+    return _text_style(Q[:1], K, V)
+
+
+WRONG = {
+    "no-scale": ({"attention": _no_scale}, "no-sqrt-dk"),
+    "unstable": ({"attention": _unstable}, "no-max-shift"),
+    "returns-weights": ({"attention": _returns_weights}, "weights-not-output"),
+    "mutates-Q": ({"attention": _mutates_scores_and_q}, "changed its input"),
+    "returns-transposed": ({"attention": _returns_transposed}, "shape"),
+    "no-keepdims-on-sum": ({"attention": _no_keepdims}, None),
+    "sqrt-of-number-of-keys": ({"attention": _sqrt_of_m}, None),
+    "mean-of-values": ({"attention": _mean_of_v}, None),
+    "hard-argmax": ({"attention": _hard_argmax}, None),
+    "softmax-over-whole-matrix": ({"attention": _global_softmax}, None),
+    "only-first-query": ({"attention": _only_first_query}, "shape"),
+    "missing": ({}, "not defined"),
+}

@@ -1,0 +1,195 @@
+"""softmax: differently written right answers, and wrong ones with the diagnosis they must get."""
+
+import math
+
+import numpy as np
+
+# -- right ---------------------------------------------------------------------------------------------
+
+
+def _text_style(z, T=1.0):
+    z = np.asarray(z, dtype=float) / T
+    S = z - z.max(axis=-1, keepdims=True)
+    return np.exp(S) / np.exp(S).sum(axis=-1, keepdims=True)
+
+
+def _logsumexp(z, T=1.0):
+    z = np.array(z, dtype=float) / T
+    mx = np.max(z, axis=-1, keepdims=True)
+    lse = mx + np.log(np.sum(np.exp(z - mx), axis=-1, keepdims=True))
+    return np.exp(z - lse)
+
+
+def _python_rows(z, T=1.0):
+    arr = np.asarray(z, dtype=float)
+    flat = arr.reshape(-1, arr.shape[-1])
+    rows = []
+    for row in flat:
+        top = max(row)
+        exps = [math.exp((x - top) / T) for x in row]
+        total = sum(exps)
+        rows.append([e / total for e in exps])
+    return np.array(rows).reshape(arr.shape)
+
+
+def _apply_along_axis(z, T=1.0):
+    def one(row):
+        e = np.exp((row - row.max()) / T)
+        return e / e.sum()
+
+    return np.apply_along_axis(one, -1, np.asarray(z, dtype=float))
+
+
+def _in_place_on_copy(z, T=1.0):
+    out = np.array(z, dtype=np.float64, copy=True)
+    out /= T
+    out -= out.max(axis=-1, keepdims=True)
+    np.exp(out, out=out)
+    out /= out.sum(axis=-1, keepdims=True)
+    return out
+
+
+def _moveaxis_loop(z, T=1.0):
+    z = np.asarray(z, dtype=float)
+    out = np.empty_like(z)
+    for index in np.ndindex(z.shape[:-1]):
+        row = z[index] / T
+        e = np.exp(row - np.max(row))
+        out[index] = e / np.sum(e)
+    return out
+
+
+def _returns_list(z, T=1.0):
+    z = np.asarray(z, dtype=float) / T
+    e = np.exp(z - z.max(axis=-1)[..., None])
+    return (e / e.sum(axis=-1)[..., None]).tolist()
+
+
+def _einsum_free_broadcast(z, T=1.0):
+    z = np.asarray(z, dtype=float)
+    shifted = (z - np.amax(z, axis=-1, keepdims=True)) * (1.0 / T)
+    e = np.exp(shifted)
+    return e * np.reciprocal(np.add.reduce(e, axis=-1, keepdims=True))
+
+
+def _transposed(z, T=1.0):
+    z = np.asarray(z, dtype=float) / T
+    e = np.exp(z.T - z.T.max(axis=0))  # .T reverses the axes: axis 0 of z.T is z's last axis
+    return (e / e.sum(axis=0)).T
+
+
+def _nan_to_num(z, T=1.0):
+    z = np.nan_to_num(np.asarray(z, dtype=float)) / T  # -inf becomes a huge negative number: weight 0
+    e = np.exp(z - z.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+RIGHT = {
+    "text-style": {"softmax": _text_style},
+    "logsumexp": {"softmax": _logsumexp},
+    "python-rows-math-exp": {"softmax": _python_rows},
+    "apply-along-axis": {"softmax": _apply_along_axis},
+    "in-place-on-a-copy": {"softmax": _in_place_on_copy},
+    "ndindex-loop": {"softmax": _moveaxis_loop},
+    "returns-list": {"softmax": _returns_list},
+    "reciprocal-broadcast": {"softmax": _einsum_free_broadcast},
+    "transpose-trick": {"softmax": _transposed},
+    "nan-to-num": {"softmax": _nan_to_num},
+}
+
+
+# -- wrong ---------------------------------------------------------------------------------------------
+
+
+def _no_shift_rowwise(z, T=1.0):
+    e = np.exp(np.asarray(z, dtype=float) / T)
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def _for_vectors_only(z, T=1.0):
+    z = np.asarray(z, dtype=float) / T
+    e = np.exp(z - np.max(z))
+    return e / np.sum(e)
+
+
+def _axis_one(z, T=1.0):  # right on 2-D batches, wrong on vectors and 3-D batches
+    z = np.atleast_2d(np.asarray(z, dtype=float)) / T
+    e = np.exp(z - z.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def _mutates_input(z, T=1.0):
+    if isinstance(z, np.ndarray) and z.dtype == float:
+        z /= T
+        z -= z.max(axis=-1, keepdims=True)
+        e = np.exp(z)
+        return e / e.sum(axis=-1, keepdims=True)
+    return _text_style(z, T)
+
+
+def _in_place_int_fails(z, T=1.0):
+    z = np.array(z)
+    z = z - z.max(axis=-1, keepdims=True)
+    z /= T  # in-place true division of an integer array raises
+    e = np.exp(z)
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def _wrong_default_t(z, T=2.0):
+    return _text_style(z, T)
+
+
+def _multiplied_t(z, T=1.0):
+    return _text_style(np.asarray(z, dtype=float) * T * T)
+
+
+def _masks_to_zero(z, T=1.0):
+    z = np.asarray(z, dtype=float)
+    z = np.where(np.isinf(z), 0.0, z) / T  # a masked logit is not a logit of 0
+    e = np.exp(z - z.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def _squared_exponent(z, T=1.0):
+    return _text_style(np.asarray(z, dtype=float), T**2)
+
+
+def _float32(z, T=1.0):
+    z = np.asarray(z, dtype=np.float32) / np.float32(T)
+    e = np.exp(z - z.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def _clips_logits(z, T=1.0):
+    z = np.clip(np.asarray(z, dtype=float), -50, 50) / T
+    e = np.exp(z - z.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def _flattened(z, T=1.0):
+    z = np.asarray(z, dtype=float).ravel() / T
+    e = np.exp(z - z.max())
+    return e / e.sum()
+
+
+def _argmax_one_hot(z, T=1.0):
+    z = np.asarray(z, dtype=float)
+    return (z == z.max(axis=-1, keepdims=True)).astype(float)
+
+
+WRONG = {
+    "no-shift-rowwise": ({"softmax": _no_shift_rowwise}, "no-max-shift"),
+    "written-for-vectors": ({"softmax": _for_vectors_only}, "global-sum"),
+    "axis-one-only": ({"softmax": _axis_one}, None),
+    "mutates-input": ({"softmax": _mutates_input}, "changed its input"),
+    "in-place-int-division": ({"softmax": _in_place_int_fails}, "raised"),
+    "default-T-2": ({"softmax": _wrong_default_t}, None),
+    "T-squared-multiplied": ({"softmax": _multiplied_t}, None),
+    "masks-to-zero": ({"softmax": _masks_to_zero}, None),
+    "T-squared": ({"softmax": _squared_exponent}, None),
+    "float32": ({"softmax": _float32}, None),
+    "clips-logits": ({"softmax": _clips_logits}, None),
+    "flattened": ({"softmax": _flattened}, "shape"),
+    "argmax-one-hot": ({"softmax": _argmax_one_hot}, None),
+    "not-a-function": ({"softmax": np.array([0.84, 0.11, 0.04])}, "should be a function"),
+}
