@@ -1,0 +1,208 @@
+"""The notation and matching assignments: answer formats, malformed answers, cells and points."""
+
+import warnings
+
+import numpy as np
+import pytest
+from conftest import ROOT
+
+from reading_maths import answers
+from reading_maths.answers import (
+    AnswerFormatError,
+    parse_letter,
+    parse_shape,
+    parse_word,
+    read_answers,
+    symbol_key,
+)
+from reading_maths.course import Assignment
+from reading_maths.graderkit import reference
+from reading_maths.notebook import grade_id, nbgrader_meta, read_notebook
+
+WORDS = ("power", "index", "label", "transpose")
+VALUE_QUESTIONS = {  # question -> (assignment, student name)
+    "notation_dictionary": ("notation", "dictionary"),
+    "notation_shapes": ("notation", "shapes"),
+    "notation_powers_indices": ("notation", "powers"),
+    "notation_overloaded": ("notation", "overloaded"),
+    "notation_conventions": ("notation", "conventions"),
+    "matching_symbols": ("matching", "match_symbols"),
+    "matching_code": ("matching", "match_code"),
+}
+
+
+# -- format forgiveness ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("value", ["b", "B", " b ", "(b)", "b)", "b.", "[B]", "'b'"])
+def test_letter_forgives_case_space_brackets(value):
+    assert parse_letter(value, "abcd") == "b"
+
+
+@pytest.mark.parametrize("value, message", [
+    ("b, c", "several"), ("bc", "several"), ("b or c", "several"), (["b", "c"], "gives 2"),
+    (["b"], "as a string"), ({"b"}, "as a string"), (2, "as a string"), ("e", "one of"), (None, "as a string"),
+])
+def test_letter_refuses_several_or_other_types(value, message):
+    with pytest.raises(AnswerFormatError, match=message):
+        parse_letter(value, "abcd")
+
+
+@pytest.mark.parametrize("value", ["power", "Power ", "POWER", "a power", "exponent", " power."])
+def test_word_forgives(value):
+    assert parse_word(value, WORDS) == "power"
+
+
+@pytest.mark.parametrize("value", ["power/index", "pow", 1, None, ["power"]])
+def test_word_refuses(value):
+    with pytest.raises(AnswerFormatError):
+        parse_word(value, WORDS)
+
+
+@pytest.mark.parametrize("value", [("n", "m"), ["n", "m"], "(n, m)", "[n,m]", "n x m", "n × m", "n by m",
+                                   "N, M", ("n_q", "n_k"), "(n_q, n_k)"])
+def test_shape_forgives_spelling(value):
+    assert parse_shape(value) == ("n", "m")
+
+
+@pytest.mark.parametrize("value, expected", [
+    (("n", "d_k"), ("n", "d_k")), (("n", "dk"), ("n", "d_k")), ("(N, D_K)", ("n", "d_k")), (("n", "d_{k}"), ("n", "d_k")),
+    ("J", ("J",)), (("J",), ("J",)), ("(J,)", ("J",)), ("N_z", ("J",)),
+    ((), ()), ([], ()), ("()", ()), ("scalar", ()), ("Scalar", ()),
+])
+def test_shape_canonical(value, expected):
+    assert parse_shape(value) == expected
+
+
+def test_shape_is_strict_about_order_and_which_dimension():
+    assert parse_shape(("m", "n")) != parse_shape(("n", "m"))
+    assert parse_shape(("n", "d_k")) != parse_shape(("n", "d_v"))
+    for bad in [("n", "d"), "(n, d)", ("n", "k"), (("n", "m"),), "", 3, None, {"n": 1}]:
+        with pytest.raises(AnswerFormatError):
+            parse_shape(bad)
+
+
+@pytest.mark.parametrize("spellings", [
+    ("β₁ᵗ", "beta1^t", "\\beta_1^t", "β_1^t", "beta_1^{t}"),
+    ("∇_θ L", "\\nabla_\\theta L", "nabla_theta L"),
+    ("x^{(i)}", "x^(i)", "\\mathbf{x}^{(i)}"),
+    ("ỹ^l", "\\tilde{y}^l", "\\widetilde{y}^l".replace("widetilde", "tilde")),
+    ("ŷ", "\\hat{y}", "hat y"),
+    ("g_t²", "g_t^2", "g_t^{2}"),
+    ("θ_{t−1}", "theta_(t-1)", "\\theta_{t-1}"),
+    ("⊙", "\\odot", "odot"),
+])
+def test_symbol_key_unicode_and_latex_agree(spellings):
+    assert len({symbol_key(s) for s in spellings}) == 1
+
+
+def test_read_answers_reports_without_judging():
+    spec = {"argmax": "abcd", "nabla": "abcd"}
+    reading = read_answers({"ARGMAX": " C ", "∇": "a"}, spec, parse_letter, "d")
+    assert reading.values == {"argmax": "c", "nabla": "a"} and not reading.messages()
+    reading = read_answers({"argmax": "c", "argmax ": "d", "foo": "a"}, spec, parse_letter, "d")
+    text = " ".join(reading.messages())
+    assert "twice" in text and "'foo'" in text and "not answered" in text
+    for bad in (None, [], "c", 3):
+        assert read_answers(bad, spec, parse_letter, "d").general
+
+
+# -- the notebooks ---------------------------------------------------------------------------
+
+@pytest.fixture(scope="module", params=["notation", "matching"])
+def notebook(request):
+    return request.param, read_notebook(ROOT / "source" / request.param / f"{request.param}.ipynb")
+
+
+def test_helper_cell_is_answers_module_verbatim(notebook):
+    _, nb = notebook
+    cell = next(c for c in nb.cells if grade_id(c) == "answer-format-helpers")
+    body = cell.source.split("\n", 1)[1]
+    expected = (ROOT / "reading_maths" / "answers.py").read_text().rstrip("\n")
+    assert body == expected, "paste reading_maths/answers.py into the notebook's answer-format-helpers cell"
+    assert nbgrader_meta(cell)["locked"] and not nbgrader_meta(cell)["grade"]
+
+
+def test_committed_without_outputs(notebook):
+    _, nb = notebook
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            assert not cell.outputs and cell.execution_count is None
+
+
+def test_grade_cells_points_equal_grader_totals(notebook):
+    assignment, nb = notebook
+    a = Assignment(assignment, ROOT)
+    cells = {grade_id(c): c for c in nb.cells if nbgrader_meta(c).get("grade")}
+    assert a.questions
+    for q in a.questions:
+        cell = cells[q]
+        assert nbgrader_meta(cell)["points"] == a.grader(q).max_score == len(a.grader(q).cases)
+        assert f'grade_question("{assignment}", "{q}")' in cell.source
+        ids = [grade_id(c) for c in nb.cells]
+        i = ids.index(q)
+        assert ids[i - 2:i] == [f"{q}-answer", f"{q}-check"]
+    if assignment == "notation":
+        assert sum(a.grader(q).max_score for q in a.questions) >= 30
+
+
+def test_check_cells_pass_on_reference_and_never_judge(notebook):
+    assignment, nb = notebook
+    env = dict(vars(reference(assignment)))
+    checks = [c for c in nb.cells if (grade_id(c) or "").endswith("-check")]
+    for cell in checks:
+        exec(cell.source, env)  # noqa: S102 - the course's own check cell; passes on the reference
+    for q, (a, name) in VALUE_QUESTIONS.items():
+        if a != assignment:
+            continue
+        cell = next(c for c in checks if grade_id(c) == f"{q}-check")
+        ref = getattr(reference(a), name)
+        wrong = {k: ("a" if isinstance(v, str) and len(v) == 1 else ("n", "n") if isinstance(v, tuple) else
+                     "label" if isinstance(v, str) else v) for k, v in ref.items()}
+        exec(cell.source, {**env, name: wrong})  # noqa: S102 - well-formed but wrong: still passes
+        with pytest.raises(AssertionError, match="Fix the format"):
+            exec(cell.source, {**env, name: {**ref, next(iter(ref)): ["a", "b"]}})  # noqa: S102
+
+
+SPECS = {"notation": ["DICTIONARY_OPTIONS", "SHAPE_ITEMS", "POWER_ITEMS", "OVERLOADED_OPTIONS", "CONVENTION_OPTIONS"],
+         "matching": ["SYMBOL_ITEMS", "CODE_ITEMS"]}
+
+
+@pytest.mark.parametrize("assignment", sorted(SPECS))
+def test_item_keys_stay_distinct_however_spelt(assignment):
+    for spec_name in SPECS[assignment]:
+        spec = getattr(reference(assignment), spec_name)
+        assert len({symbol_key(str(k)) for k in spec}) == len(spec), spec_name
+
+
+MALFORMED = [None, 3, "b", ["b"], (), {"x": 1}, {1: {1: 2}}, {object(): object()}, {"a": float("nan")},
+             {"": None}, {None: None}]
+
+
+@pytest.mark.parametrize("question", sorted(VALUE_QUESTIONS))
+def test_malformed_answers_get_a_message_not_a_crash(question):
+    assignment, name = VALUE_QUESTIONS[question]
+    grader = Assignment(assignment, ROOT).grader(question)
+    ref = getattr(reference(assignment), name)
+    first = next(iter(ref))
+    bads = MALFORMED + [{**ref, first: bad} for bad in (["a", "b"], {"a"}, 7.5, object(), ("n", ("m",)))]
+    for bad in bads:
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            result = grader.run({name: bad})
+        assert result.score < result.max_score, bad
+        assert result.feedback and not any("could not check" in f for f in result.feedback), (bad, result.feedback)
+
+
+def test_numpy_items_survive_bad_functions():
+    grader = Assignment("notation", ROOT).grader("notation_numpy")
+    env = dict(vars(reference("notation")))
+    env.update(dot=lambda x, y: "x @ y", norm=None, square=lambda g: {"g": g}, kl=lambda p, q: [p, [q]])
+    result = grader.run(env)
+    assert result.score == result.max_score - 4
+    assert not any("could not check" in f for f in result.feedback)
+
+
+def test_module_uses_only_standard_library():
+    source = (ROOT / "reading_maths" / "answers.py").read_text()
+    imports = {line.split()[1].split(".")[0] for line in source.splitlines() if line.startswith(("import ", "from "))}
+    assert imports <= {"re", "unicodedata", "collections", "typing"}, imports
+    assert answers.__doc__
