@@ -90,3 +90,16 @@ def release_command(assignments):
 
     for assignment in release(_root(), list(assignments) or None):
         click.echo(f"release/{assignment}/ regenerated")
+
+
+@main.command("autograde")
+@click.argument("assignment")
+@click.option("--student", help="Grade only this student's submission.")
+@click.option("--jobs", "-j", default=0, help="Notebooks graded at once (0: one per core).")
+@click.option("--timeout", default=30.0, show_default=True, help="Seconds a cell or a call may run.")
+@click.option("--require-sandbox", is_flag=True, help="Refuse to grade without the full sandbox.")
+def autograde_command(assignment, student, jobs, timeout, require_sandbox):
+    """Grade submitted/<student>/ASSIGNMENT/ in the sandbox; write autograded/ and nbgrader's gradebook."""
+    from reading_maths.autograde import run
+
+    run(_root(), assignment, _settings(timeout, require_sandbox), student=student, jobs=jobs)
