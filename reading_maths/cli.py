@@ -103,3 +103,33 @@ def autograde_command(assignment, student, jobs, timeout, require_sandbox):
     from reading_maths.autograde import run
 
     run(_root(), assignment, _settings(timeout, require_sandbox), student=student, jobs=jobs)
+
+
+@main.command("report")
+@click.argument("assignment", required=False)
+@click.option("--out", type=click.Path(path_type=Path), help="Output folder (default: reports/ in the course).")
+def report_command(assignment, out):
+    """Grades CSV for an LMS and an HTML report (distributions, difficulty, common mistakes) from the gradebook."""
+    from reading_maths.report import build_report
+
+    try:
+        paths = build_report(_root(), out, assignment)
+    except LookupError as exc:
+        raise click.ClickException(str(exc.args[0])) from None
+    for kind, path in paths.items():
+        click.echo(f"{kind}: {path}")
+
+
+@main.command("demo")
+@click.option("--work", type=click.Path(path_type=Path), help="Work folder (default: demo/ in the course; wiped).")
+@click.option("--students", "size", default=30, show_default=True, help="Class size.")
+@click.option("--assignment", "only", multiple=True, help="Only these assignments (default: all that exist).")
+def demo_command(work, size, only):
+    """The whole workflow on a bundled class: release, fetch, submit, collect, autograde, feedback, export, report."""
+    from reading_maths.demo import main as demo_main
+
+    demo_main(_root(), work, size, list(only) or None)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,285 @@
+"""``reading-maths report``: the class's grades for an LMS, and what the class got wrong, from the gradebook.
+
+Everything is read from nbgrader's gradebook (:class:`nbgrader.api.Gradebook`), so the numbers are the
+ones ``nbgrader export`` and formgrader show: a submission's score is nbgrader's (hand-marked scores
+where an instructor gave one, else the auto scores) minus its late penalty, never below 0.
+
+The mistakes come from the comments ``reading-maths autograde`` writes into the gradebook: each
+comment holds a block per question (``<question>: <score> / <points>`` then ``- <feedback>`` lines),
+and a feedback line that contains a catalogued mistake's message (``graders/<a>/<q>.py``) counts as
+that mistake diagnosed.
+
+Outputs, in ``reports/`` under the course root by default:
+
+- ``grades.csv``: one row per student, ``student_id,last_name,first_name,email,<assignment>...,total``;
+- ``report.html``: score distributions, per-question difficulty, the most common mistakes (plots
+  embedded as base64 PNG) and the tables behind them;
+- ``report.json``: the same data, for scripts.
+"""
+
+from __future__ import annotations
+
+import base64
+import csv
+import html
+import io
+import json
+import os
+import re
+import sys
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from reading_maths.course import Assignment
+
+QUESTION_HEADER = re.compile(r"^(?P<question>[\w.-]+): (?P<score>[-\d.eE]+) / (?P<points>[-\d.eE]+)\s*$")
+
+
+@dataclass
+class StudentRow:
+    id: str
+    last_name: str
+    first_name: str
+    email: str
+    scores: dict[str, float] = field(default_factory=dict)
+    """assignment → score after the late penalty (0 when not submitted)"""
+    penalties: dict[str, float] = field(default_factory=dict)
+    submitted: dict[str, bool] = field(default_factory=dict)
+
+    @property
+    def total(self) -> float:
+        return round(sum(self.scores.values()), 6)
+
+
+@dataclass
+class MistakeCount:
+    assignment: str
+    question: str
+    mistake: str
+    count: int
+    message: str
+
+
+@dataclass
+class ReportData:
+    assignments: list[str]
+    max_scores: dict[str, float]
+    students: list[StudentRow]
+    question_max: dict[str, dict[str, float]]
+    """assignment → question (grade cell) → points"""
+    question_fractions: dict[str, dict[str, list[float]]]
+    """assignment → question → each graded submission's score / points"""
+    mistakes: list[MistakeCount]
+
+    def difficulty(self) -> dict[str, dict[str, float]]:
+        """Mean fraction of the points per question (1 = everyone right)."""
+        return {a: {q: round(sum(v) / len(v), 4) for q, v in qs.items() if v}
+                for a, qs in self.question_fractions.items()}
+
+    def to_json(self) -> dict:
+        return {
+            "assignments": self.assignments,
+            "max_scores": self.max_scores,
+            "students": [asdict(s) | {"total": s.total} for s in self.students],
+            "difficulty": self.difficulty(),
+            "mistakes": [asdict(m) for m in self.mistakes],
+        }
+
+
+def db_url(root: Path) -> str:
+    """The gradebook of the course at ``root``, as its ``nbgrader_config.py`` names it."""
+    config_file = root / "nbgrader_config.py"
+    if config_file.is_file():
+        from traitlets.config.loader import PyFileConfigLoader
+
+        config = PyFileConfigLoader("nbgrader_config.py", path=str(root)).load_config()
+        if "db_url" in config.get("CourseDirectory", {}):
+            return config.CourseDirectory.db_url
+    return f"sqlite:///{root / 'gradebook.db'}"
+
+
+def _catalogue(root: Path, assignment: str, question: str) -> list:
+    try:
+        return list(Assignment(assignment, root).grader(question).mistakes)
+    except Exception:  # noqa: BLE001 - a question without a grader file (e.g. hand-marked) has no catalogue
+        return []
+
+
+def mistakes_in_comment(text: str, root: Path, assignment: str) -> set[tuple[str, str]]:
+    """(question, mistake id) pairs a gradebook comment written by ``reading-maths autograde`` names."""
+    found: set[tuple[str, str]] = set()
+    question = None
+    lines: dict[str, list[str]] = {}
+    for line in (text or "").splitlines():
+        header = QUESTION_HEADER.match(line.strip())
+        if header:
+            question = header["question"]
+            lines.setdefault(question, [])
+        elif question is not None:
+            lines[question].append(line)
+    for q, feedback in lines.items():
+        body = "\n".join(feedback)
+        for mistake in _catalogue(root, assignment, q):
+            if mistake.message in body:
+                found.add((q, mistake.name))
+    return found
+
+
+def gather(root: Path, only: str | None = None) -> ReportData:
+    """Read the gradebook of the course at ``root`` (one assignment, or all it has)."""
+    from nbgrader.api import Gradebook, MissingEntry
+
+    root = Path(root).resolve()
+    # nbgrader's Gradebook runs the `alembic` script that lives beside this interpreter
+    os.environ["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
+    with Gradebook(db_url(root)) as gb:
+        found = [a for a in gb.assignments if only is None or a.name == only]
+        if only is not None and not found:
+            raise LookupError(f"the gradebook has no assignment {only!r}")
+        names = [a.name for a in found]
+        max_scores = {a.name: float(a.max_score or 0) for a in found}
+        question_max: dict[str, dict[str, float]] = {a: {} for a in names}
+        fractions: dict[str, dict[str, list[float]]] = {a: {} for a in names}
+        counts: Counter[tuple[str, str, str]] = Counter()
+        rows: list[StudentRow] = []
+        for student in sorted(gb.students, key=lambda s: s.id):
+            row = StudentRow(student.id, student.last_name or "", student.first_name or "", student.email or "")
+            for a in names:
+                try:
+                    sub = gb.find_submission(a, student.id)
+                except MissingEntry:
+                    row.scores[a], row.penalties[a], row.submitted[a] = 0.0, 0.0, False
+                    continue
+                penalty = float(sub.late_submission_penalty or 0.0)
+                row.scores[a] = round(max(0.0, float(sub.score or 0.0) - penalty), 6)
+                row.penalties[a], row.submitted[a] = penalty, True
+                seen: set[tuple[str, str]] = set()
+                for notebook in sub.notebooks:
+                    for grade in notebook.grades:
+                        points = float(grade.max_score or 0)
+                        question_max[a][grade.name] = points
+                        if grade.score is not None and points > 0:
+                            fractions[a].setdefault(grade.name, []).append(float(grade.score) / points)
+                    for comment in notebook.comments:
+                        seen |= mistakes_in_comment(comment.comment or "", root, a)
+                for q, m in seen:  # each student counts once per mistake
+                    counts[(a, q, m)] += 1
+            rows.append(row)
+    messages = {(a, q, m.name): m.message for a, q, _ in counts for m in _catalogue(root, a, q)}
+    mistakes = [MistakeCount(a, q, m, n, messages.get((a, q, m), ""))
+                for (a, q, m), n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))]
+    return ReportData(names, max_scores, rows, question_max, fractions, mistakes)
+
+
+# -- outputs ----------------------------------------------------------------------------------------
+
+def write_csv(data: ReportData, path: Path) -> None:
+    """The LMS import: one row per student, score per assignment (late penalty applied), total."""
+    with path.open("w", newline="", encoding="utf-8") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(["student_id", "last_name", "first_name", "email", *data.assignments, "total"])
+        for s in data.students:
+            writer.writerow([s.id, s.last_name, s.first_name, s.email,
+                             *(f"{s.scores[a]:g}" for a in data.assignments), f"{s.total:g}"])
+
+
+def _png(fig) -> str:
+    import matplotlib.pyplot as plt
+
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=90, bbox_inches="tight")
+    plt.close(fig)
+    return base64.b64encode(buffer.getvalue()).decode("ascii")
+
+
+def plots(data: ReportData) -> dict[str, str]:
+    """Base64 PNGs: score distributions, per-question difficulty, most common mistakes."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    images: dict[str, str] = {}
+    n = max(1, len(data.assignments))
+    fig, axes = plt.subplots(1, n, figsize=(3.6 * n, 3), squeeze=False)
+    for ax, a in zip(axes[0], data.assignments, strict=False):
+        scores = [s.scores[a] for s in data.students if s.submitted.get(a)]
+        top = data.max_scores[a] or 1
+        ax.hist(scores, bins=min(10, max(3, len(set(scores)))), range=(0, top), color="#4472c4", edgecolor="white")
+        ax.set_title(f"{a} (max {top:g})")
+        ax.set_xlabel("score")
+        ax.set_ylabel("students")
+    images["distribution"] = _png(fig)
+
+    difficulty = [(f"{a}/{q}", v) for a, qs in data.difficulty().items() for q, v in qs.items()]
+    fig, ax = plt.subplots(figsize=(max(4, 0.5 * len(difficulty) + 2), 3.2))
+    ax.bar([k for k, _ in difficulty], [v for _, v in difficulty], color="#70ad47")
+    ax.set_ylim(0, 1)
+    ax.set_ylabel("mean fraction of the points")
+    ax.set_title("per-question difficulty (low = hard)")
+    ax.tick_params(axis="x", rotation=70, labelsize=8)
+    images["difficulty"] = _png(fig)
+
+    top = data.mistakes[:15]
+    fig, ax = plt.subplots(figsize=(7, max(1.5, 0.35 * len(top) + 1)))
+    labels = [f"{m.assignment}/{m.question}: {m.mistake}" for m in top][::-1]
+    ax.barh(labels, [m.count for m in top][::-1], color="#c00000")
+    ax.set_xlabel("students")
+    ax.set_title("most common diagnosed mistakes" if top else "no catalogued mistake diagnosed")
+    images["mistakes"] = _png(fig)
+    return images
+
+
+def _table(header: list[str], rows: list[list[object]]) -> str:
+    head = "".join(f"<th>{html.escape(str(h))}</th>" for h in header)
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in r) + "</tr>" for r in rows)
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def write_html(data: ReportData, path: Path, title: str = "reading-maths: class report") -> None:
+    images = plots(data)
+    summary_rows = []
+    for a in data.assignments:
+        scores = sorted(s.scores[a] for s in data.students if s.submitted.get(a))
+        late = sum(1 for s in data.students if s.penalties.get(a))
+        mean = sum(scores) / len(scores) if scores else 0.0
+        median = scores[len(scores) // 2] if scores else 0.0
+        summary_rows.append([a, f"{data.max_scores[a]:g}", len(scores), f"{mean:.2f}", f"{median:g}", late])
+    difficulty_rows = [[a, q, f"{data.question_max[a].get(q, 0):g}", f"{v:.2f}", len(data.question_fractions[a][q])]
+                       for a, qs in data.difficulty().items() for q, v in qs.items()]
+    mistake_rows = [[m.assignment, m.question, m.mistake, m.count, m.message.split(". ")[0]] for m in data.mistakes]
+    parts = [
+        f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>",
+        ("<style>body{font-family:sans-serif;max-width:1100px;margin:2em auto}"
+        "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:3px 8px;text-align:left}"
+        "th{background:#eee}</style></head><body>"),
+        f"<h1>{html.escape(title)}</h1>",
+        (f"<p>{len(data.students)} students; from the nbgrader gradebook (late penalties and hand-marked scores "
+        "included).</p>"),
+        "<h2>Scores</h2>",
+        _table(["assignment", "max", "submitted", "mean", "median", "late"], summary_rows),
+        f"<img alt='score distribution per assignment' src='data:image/png;base64,{images['distribution']}'>",
+        "<h2>Per-question difficulty</h2>",
+        f"<img alt='per-question difficulty' src='data:image/png;base64,{images['difficulty']}'>",
+        _table(["assignment", "question", "points", "mean fraction", "graded"], difficulty_rows),
+        "<h2 id='mistakes'>Most common mistakes</h2>",
+        f"<img alt='most common mistakes' src='data:image/png;base64,{images['mistakes']}'>",
+        "<div class='mistakes'>",
+        _table(["assignment", "question", "mistake", "count", "what the feedback says"], mistake_rows),
+        "</div></body></html>",
+    ]
+    path.write_text("\n".join(parts), encoding="utf-8")
+
+
+def build_report(root: Path, out: Path | None = None, assignment: str | None = None) -> dict[str, Path]:
+    """Write ``grades.csv``, ``report.html`` and ``report.json`` to ``out`` (``<root>/reports``)."""
+    root = Path(root).resolve()
+    out = Path(out) if out else root / "reports"
+    out.mkdir(parents=True, exist_ok=True)
+    data = gather(root, assignment)
+    paths = {"csv": out / "grades.csv", "html": out / "report.html", "json": out / "report.json"}
+    write_csv(data, paths["csv"])
+    write_html(data, paths["html"])
+    paths["json"].write_text(json.dumps(data.to_json(), indent=2), encoding="utf-8")
+    return paths
