@@ -160,7 +160,7 @@ def custom_hyperparameters(adam):
 def converges_on_quadratic(adam):
     rng = hidden_rng(SEED, "converges_on_quadratic")
     grad = _random_quadratic(rng, (5,))
-    label = "a hidden quadratic, 1500 steps with alpha = 0.05"
+    label = "a hidden quadratic, run for many steps"
     (theta,) = q.call(adam, grad, rng.uniform(-3, 3, 5), 1500, alpha=0.05, label=label)
     q.check_property(theta.shape == (5,), label=label, message="the result should have the shape of theta0.")
     q.check_property(bool(np.all(np.abs(theta - grad.c) < 1e-2)), label=label,

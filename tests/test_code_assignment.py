@@ -1,0 +1,242 @@
+"""The code assignment ("Code it up"): its source notebook, its graders and what their feedback reveals.
+
+The generic classifier tests (right answers keep full marks, wrong ones lose points, every catalogued
+mistake is diagnosed) are in test_corpora.py; this file checks what is particular to this assignment.
+"""
+
+import re
+import runpy
+import warnings
+
+import nbformat
+import numpy as np
+import pytest
+from conftest import ROOT
+
+from reading_maths.course import Assignment
+from reading_maths.graderkit import reference
+from reading_maths.notebook import SOLUTION_MARKERS, grade_id, nbgrader_meta, read_notebook
+
+QUESTIONS = ["softmax", "attention", "adam_step", "adam"]
+CODE = Assignment("code", ROOT)
+GRADE_CELL = (
+    "# The hidden tests for this question run here when your notebook is graded.\n"
+    "### BEGIN HIDDEN TESTS\n"
+    "from reading_maths.in_kernel import grade_question\n"
+    'grade_question("code", "{q}")\n'
+    "### END HIDDEN TESTS"
+)
+SIGNATURES = {
+    "softmax": "def softmax(z, T=1.0):",
+    "attention": "def attention(Q, K, V):",
+    "adam_step": "def adam_step(theta, g, m, v, t, alpha=0.001, beta1=0.9, beta2=0.999, eps=1e-8):",
+    "adam": "def adam(grad, theta0, steps, alpha=0.001, beta1=0.9, beta2=0.999, eps=1e-8):",
+}
+
+
+def _grade(question: str, env: dict):
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        return CODE.grader(question).run(env)
+
+
+def _cells_by_id() -> dict:
+    return {grade_id(c): c for c in read_notebook(CODE.source_notebook).cells if grade_id(c)}
+
+
+# -- the notebook ------------------------------------------------------------------------------------------
+
+def test_questions_in_order_and_points_equal_grader_totals():
+    assert CODE.questions == QUESTIONS
+    cells = _cells_by_id()
+    for q in QUESTIONS:
+        grader = CODE.grader(q)
+        assert grader.question == q
+        assert nbgrader_meta(cells[q])["points"] == grader.max_score > 0
+        assert all(float(c.points).is_integer() and c.points > 0 for c in grader.cases)
+
+
+def test_cells_follow_the_graders_readme():
+    nb = read_notebook(CODE.source_notebook)
+    ids = [grade_id(c) for c in nb.cells if grade_id(c)]
+    expected = ["setup"] + [f"{q}{s}" for q in QUESTIONS for s in ("-answer", "-check", "")]
+    assert ids == expected
+    keys = {"grade", "solution", "locked", "grade_id", "schema_version"}
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            assert cell.get("outputs") == [] and cell.get("execution_count") is None, "commit without outputs"
+        meta = nbgrader_meta(cell)
+        if not meta:
+            assert cell.cell_type == "markdown"
+            continue
+        gid = meta["grade_id"]
+        assert meta["schema_version"] == 3
+        if gid in QUESTIONS:
+            assert set(meta) == keys | {"points"}
+            assert (meta["grade"], meta["solution"], meta["locked"]) == (True, False, True)
+            assert cell.source == GRADE_CELL.format(q=gid)
+        else:
+            assert set(meta) == keys
+            kind = (meta["grade"], meta["solution"], meta["locked"])
+            assert kind == ((False, True, False) if gid.endswith("-answer") else (False, False, True)), gid
+    assert _cells_by_id()["setup"].source.strip() == "import numpy as np"
+
+
+@pytest.mark.parametrize("question", QUESTIONS)
+def test_answer_cell_keeps_signature_and_docstring_outside_the_solution(question):
+    source = _cells_by_id()[f"{question}-answer"].source
+    lines = source.splitlines()
+    begin = next(i for i, line in enumerate(lines) if "### BEGIN SOLUTION" in line)
+    end = next(i for i, line in enumerate(lines) if "### END SOLUTION" in line)
+    assert lines[0] == SIGNATURES[question]
+    assert '"""' in "\n".join(lines[1:begin]), "the docstring stays in the student's copy"
+    assert begin < end and all(line.startswith("    ") for line in lines[begin:end + 1]), "markers inside the def"
+    assert len(SOLUTION_MARKERS.findall(source)) == 2
+
+
+def test_release_version_defines_stubs_that_score_zero():
+    from nbgrader.preprocessors import ClearHiddenTests, ClearSolutions
+    from traitlets.config import Config
+
+    config = Config()
+    config.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
+    nb = nbformat.read(str(CODE.source_notebook), as_version=4)
+    nb, _ = ClearSolutions(config=config).preprocess(nb, {"language": "python"})
+    nb, _ = ClearHiddenTests().preprocess(nb, {})
+    code = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
+    assert "BEGIN SOLUTION" not in code and "grade_question" not in code
+    for q in QUESTIONS:
+        answer = next(c.source for c in nb.cells if grade_id(c) == f"{q}-answer")
+        assert answer.split('"""')[-1].split() == ["#", "YOUR", "CODE", "HERE", "raise", "NotImplementedError()"]
+    env: dict = {}
+    for cell in nb.cells:
+        if cell.cell_type == "code" and nbgrader_meta(cell).get("grade_id", "").endswith(("setup", "-answer")):
+            exec(cell.source, env)  # noqa: S102 - our own notebook
+    for q in QUESTIONS:
+        with pytest.raises(NotImplementedError):
+            env[q](*([np.ones((1, 2))] * 3 if q == "attention" else [np.ones(2)] * (1 if q == "softmax" else 0)),
+                   **({} if q in ("softmax", "attention") else _stub_kwargs(q)))
+        result = _grade(q, env)
+        assert result.score == 0 and result.status == "failed"
+
+
+def _stub_kwargs(q):
+    if q == "adam_step":
+        return {"theta": np.ones(2), "g": np.ones(2), "m": np.zeros(2), "v": np.zeros(2), "t": 1}
+    return {"grad": lambda x: x, "theta0": np.ones(2), "steps": 1}
+
+
+def test_check_cells_pass_on_the_reference_and_need_only_the_notebook():
+    cells = _cells_by_id()
+    env: dict = {}
+    for gid in ["setup"] + [f"{q}{s}" for q in QUESTIONS for s in ("-answer", "-check")]:
+        source = SOLUTION_MARKERS.sub("", cells[gid].source)
+        if gid.endswith("-check"):
+            assert "assert" in source and "reading_maths" not in source and "import" not in source
+        exec(compile(source, gid, "exec"), env)  # noqa: S102 - raises AssertionError if a public check fails
+    ref = reference("code")
+    for q in QUESTIONS:
+        assert callable(getattr(ref, q))
+
+
+def test_source_notebook_scores_full_marks():
+    env = vars(reference("code"))
+    for q in QUESTIONS:
+        result = _grade(q, env)
+        assert result.score == result.max_score, result.feedback
+
+
+def test_the_text_numbers_are_in_the_prompts():
+    text = "\n".join(c.source for c in read_notebook(CODE.source_notebook).cells if c.cell_type == "markdown")
+    for number in ["8.044", "1.956", "0.401", "0.198", "6.017", "3.983", "0.4998", "0.0004",
+                   "0.980", "0.844", "0.451", "\\pm\\alpha"]:
+        assert number in text, number
+
+
+def test_reference_lives_only_in_the_notebook():
+    for path in sorted((ROOT / "graders" / "code").glob("*.py")):
+        source = path.read_text()
+        for q in QUESTIONS:
+            assert not re.search(rf"^def {q}\(", source, re.MULTILINE), f"{path.name} defines {q}"
+
+
+# -- public and hidden cases, and what their feedback shows --------------------------------------------
+
+def _wrong_everywhere(question):
+    """An answer of the right kind that is wrong on every input."""
+    if question == "softmax":
+        return lambda z, T=1.0: np.full(np.shape(z), 0.5)
+    if question == "attention":
+        return lambda Q, K, V: np.full((np.shape(Q)[0], np.shape(V)[1]), 1e6)
+    if question == "adam_step":
+        return lambda theta, g, m, v, t, *a, **k: (np.asarray(theta) + 1, np.asarray(m) + 1, np.asarray(v) + 1)
+    return lambda grad, theta0, steps, *a, **k: np.asarray(theta0, dtype=float) + 7
+
+
+@pytest.mark.parametrize("question", QUESTIONS)
+def test_public_cases_are_exactly_the_ones_that_show_inputs(question):
+    grader = CODE.grader(question)
+    assert any(not c.hidden for c in grader.cases) and any(c.hidden for c in grader.cases)
+    result = _grade(question, {question: _wrong_everywhere(question)})
+    assert result.score == 0
+    for case in result.cases:
+        if case.hidden:
+            assert "Input:" not in case.message and "expected" not in case.message, case.message
+        else:
+            assert "Input:" in case.message and "expected" in case.message, case.message
+
+
+def _recording(impl, seen):
+    def student(*args, **kwargs):
+        seen.append((args, kwargs))
+        return impl(*args, **kwargs)
+
+    return student
+
+
+def _numbers_in(args) -> set[str]:
+    """How the non-integer numbers of a case's inputs would look if feedback printed them."""
+    found: set[str] = set()
+    for value in args:
+        if callable(value):
+            value = getattr(value, "c", None)  # the quadratic's hidden minimum
+            if value is None:
+                continue
+        try:
+            arr = np.asarray(value, dtype=float).ravel()
+        except (TypeError, ValueError):
+            continue
+        for x in arr:
+            if np.isfinite(x) and not float(x).is_integer():
+                found |= {f"{x:.3f}", f"{x:.4g}", f"{x:.2e}"}
+    return found
+
+
+def _wrong_entries(question):
+    corpus = runpy.run_path(str(ROOT / "tests" / "corpora" / "code" / f"{question}.py"))
+    for key, (env, _) in corpus["WRONG"].items():
+        if callable(env.get(question)):
+            yield key, env[question]
+    for mistake in CODE.grader(question).mistakes:
+        yield mistake.name, mistake.impl
+
+
+@pytest.mark.parametrize("question", QUESTIONS)
+def test_hidden_feedback_never_shows_hidden_inputs_or_expected_values(question):
+    grader = CODE.grader(question)
+    for key, impl in _wrong_entries(question):
+        for case in grader.cases:
+            if not case.hidden:
+                continue
+            seen: list = []
+            with warnings.catch_warnings(), np.errstate(all="ignore"):
+                warnings.simplefilter("ignore")
+                outcome = grader._run_case(case, {question: _recording(impl, seen)})
+            if outcome.passed:
+                continue
+            message = outcome.message
+            assert "Input:" not in message and "expected" not in message, (key, case.name, message)
+            shown = set(re.findall(r"-?\d+\.\d+(?:e[-+]?\d+)?", message))
+            for args, kwargs in seen:
+                leaked = shown & _numbers_in([*args, *kwargs.values()])
+                assert not leaked, (key, case.name, leaked, message)
