@@ -24,3 +24,18 @@ c.ExecutePreprocessor.interrupt_on_timeout = True
 
 # The graders print their feedback; keep nbgrader from truncating it.
 c.LimitOutput.max_lines = 200
+
+# --- LMS downloads: `nbgrader zip_collect ASSIGNMENT` ------------------------------------------------
+# Put the LMS's bulk download (zip files or loose notebooks) in downloaded/<assignment>/archive/, then
+# `nbgrader zip_collect <assignment>` extracts it and files each notebook as submitted/<student>/<assignment>/.
+# Filenames follow Canvas's "Download Submissions" pattern:
+#     {login}_[LATE_]{canvas user id}_{submission id}_{original filename}[-{resubmission}].ipynb
+#     e.g. lovelaceada_LATE_12345_67890_code-1.ipynb  ->  submitted/lovelaceada/code/code.ipynb
+# (For Moodle's "Full Name_12345_assignsubmission_file_code.ipynb" use instead
+#  r"^(?:.*/)?(?P<student_id>[^/_]+?)_\d+_assignsubmission_file_(?P<file_id>[^/]+?)\.ipynb$", with ids from the names.)
+c.ZipCollectApp.collector_plugin = "nbgrader.plugins.FileNameCollectorPlugin"
+c.FileNameCollectorPlugin.named_regexp = (
+    # nbgrader matches the whole path of each extracted file, hence the leading "(?:.*/)?"
+    r"^(?:.*/)?(?P<student_id>[^/_]+)_(?:LATE_|late_)?\d+_\d+_(?P<file_id>[^/]+?)(?:-\d+)?\.ipynb$"
+)
+c.FileNameCollectorPlugin.valid_ext = [".ipynb"]

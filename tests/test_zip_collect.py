@@ -1,0 +1,55 @@
+"""`nbgrader zip_collect` with the course's LMS filename pattern (nbgrader_config.py's zip_collect block).
+
+A Canvas-style bulk download (``{login}_[LATE_]{user id}_{submission id}_{filename}[-n].ipynb``, zipped) is
+filed by nbgrader's own ``zip_collect`` as ``submitted/<login>/code/code.ipynb``.
+"""
+
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import nbformat
+
+from conftest import ROOT
+
+STUDENTS = {
+    "lovelaceada_12345_67890_code.ipynb": "lovelaceada",
+    "turingalan_LATE_23456_78901_code-1.ipynb": "turingalan",
+    "hoppergrace_34567_89012_code.ipynb": "hoppergrace",
+}
+
+
+def test_zip_collect_files_canvas_download_as_submissions(tmp_path):
+    course = tmp_path / "course"
+    course.mkdir()
+    shutil.copy(ROOT / "nbgrader_config.py", course / "nbgrader_config.py")
+    shutil.copytree(ROOT / "source" / "code", course / "source" / "code")
+    # zip_collect checks the file names against the released notebooks
+    (course / "release" / "code").mkdir(parents=True)
+    shutil.copy(ROOT / "source" / "code" / "code.ipynb", course / "release" / "code" / "code.ipynb")
+
+    notebook = nbformat.read(ROOT / "source" / "code" / "code.ipynb", as_version=4)
+    archive = course / "downloaded" / "code" / "archive"
+    archive.mkdir(parents=True)
+    with zipfile.ZipFile(archive / "submissions.zip", "w") as zf:
+        for i, name in enumerate(STUDENTS):
+            notebook.metadata["student_marker"] = i
+            zf.writestr(name, nbformat.writes(notebook))
+        zf.writestr("readme.txt", "not a submission")
+
+    env = dict(os.environ, PATH=os.pathsep.join([str(Path(sys.executable).parent), os.environ["PATH"]]))
+    done = subprocess.run(
+        [sys.executable, "-m", "nbgrader", "zip_collect", "code", f"--CourseDirectory.root={course}"],
+        cwd=course, capture_output=True, text=True, env=env, timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+
+    submitted = course / "submitted"
+    assert sorted(p.name for p in submitted.iterdir()) == sorted(STUDENTS.values())
+    for i, (name, student) in enumerate(STUDENTS.items()):
+        path = submitted / student / "code" / "code.ipynb"
+        assert path.is_file(), name
+        assert nbformat.read(path, as_version=4).metadata["student_marker"] == i
