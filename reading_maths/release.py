@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -17,7 +18,10 @@ def generate(root: Path, assignment: str, db_url: str | None = None) -> Path:
                "--log-level=WARN"]
     if db_url:
         command.append(f"--CourseDirectory.db_url={db_url}")
-    done = subprocess.run(command, cwd=root, capture_output=True, text=True, check=False)
+    # nbgrader runs `alembic` to set up the gradebook: it must find the one beside this Python.
+    path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
+    done = subprocess.run(command, cwd=root, capture_output=True, text=True, check=False,
+                          env={**os.environ, "PATH": path})
     if done.returncode != 0:
         raise RuntimeError(f"nbgrader generate_assignment {assignment} failed:\n{done.stderr[-2000:]}")
     return root / "release" / assignment

@@ -1,0 +1,54 @@
+"""release/ is generated from source/ by one command, kept in sync, and gives nothing away."""
+
+import json
+import shutil
+
+import pytest
+
+from reading_maths.course import assignments
+from reading_maths.notebook import is_test_cell, nbgrader_meta, read_notebook
+from reading_maths.release import release
+
+from conftest import ROOT
+
+ASSIGNMENTS = [a.id for a in assignments(ROOT)]
+
+
+def _cells(path):
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    return [(c["cell_type"], c["source"], c.get("metadata", {}).get("nbgrader")) for c in nb["cells"]]
+
+
+@pytest.fixture(scope="module")
+def regenerated(tmp_path_factory):
+    course = tmp_path_factory.mktemp("course")
+    shutil.copytree(ROOT / "source", course / "source")
+    shutil.copy(ROOT / "nbgrader_config.py", course)
+    release(course, ASSIGNMENTS, db_url=f"sqlite:///{course / 'gradebook.db'}")
+    return course
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_committed_release_matches_a_fresh_generation(regenerated, assignment):
+    committed = ROOT / "release" / assignment / f"{assignment}.ipynb"
+    assert committed.exists(), "run `reading-maths release` and commit release/"
+    fresh = regenerated / "release" / assignment / f"{assignment}.ipynb"
+    assert _cells(committed) == _cells(fresh), "release/ drifted from source/: run `reading-maths release`"
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_release_has_no_solution_no_hidden_test_no_output(assignment):
+    path = ROOT / "release" / assignment / f"{assignment}.ipynb"
+    if not path.exists():
+        pytest.skip("not generated")
+    text = path.read_text(encoding="utf-8")
+    for secret in ("BEGIN SOLUTION", "BEGIN HIDDEN TESTS", "grade_question", "MARK SCHEME", "hidden_rng"):
+        assert secret not in text
+    nb = read_notebook(path)
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            assert not cell.outputs and cell.execution_count is None
+        if is_test_cell(cell):
+            assert "import" not in cell.source, "a test cell shows more than its comment"
+    answers = [c for c in nb.cells if nbgrader_meta(c).get("solution") and c.cell_type == "code"]
+    assert answers and all("raise NotImplementedError" in c.source for c in answers)
