@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import json
+import math
 import numbers
 import os
 import struct
@@ -97,9 +98,13 @@ def _decode_array(spec: Any) -> np.ndarray:
         raise WireError("bad array")
     if len(shape) > 32 or not all(isinstance(n, int) and 0 <= n < 2**31 for n in shape):
         raise WireError("bad array shape")
-    raw = base64.b64decode(data, validate=True)
+    try:
+        raw = base64.b64decode(data, validate=True)
+    except ValueError:
+        raise WireError("bad array data") from None
     dtype = np.dtype(f"<{code}")
-    if len(raw) != int(np.prod(shape, dtype=np.int64)) * dtype.itemsize:
+    size = math.prod(shape)  # Python integers: a product that would wrap around in int64 cannot match
+    if len(raw) != size * dtype.itemsize:
         raise WireError("array size does not match its shape")
     return np.frombuffer(raw, dtype=dtype).astype(DTYPES[code]).reshape(shape)
 
@@ -139,7 +144,10 @@ def decode(data: Any, depth: int = 0) -> Any:
                 key = tuple(key)
             if not isinstance(key, (str, int, float, bool, tuple, type(None))):
                 raise WireError("bad dict key")
-            out[key] = decode(pair[1], depth + 1)
+            try:
+                out[key] = decode(pair[1], depth + 1)
+            except TypeError:  # a tuple key holding a list: unhashable
+                raise WireError("bad dict key") from None
         return out
     raise WireError("unknown tag")
 
