@@ -95,4 +95,6 @@ def grade(nb_path: Path, settings: Settings, root: Path | None = None) -> GradeR
             session.begin_question()
             result.questions.append(grader.run(env, session.interruption))
     result.errors += [session.cell_errors[i] for i in sorted(session.cell_errors, key=abs)]
+    if session.start_error:
+        result.errors.append(session.start_error)
     return result

@@ -15,6 +15,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 import warnings
 from dataclasses import dataclass
 from functools import cache
@@ -37,7 +38,7 @@ class Limits:
     memory_bytes: int = 3 << 30
     file_bytes: int = 32 << 20
     open_files: int = 256
-    processes: int = 512
+    processes: int = 64
 
     def apply(self) -> None:
         """Set the limits on the calling process (used between fork and exec)."""
@@ -119,8 +120,43 @@ class Sandbox:
         )
 
 
-def kill(process: subprocess.Popen) -> None:
-    """Kill the child's whole process group (and with it, its PID namespace) and reap it."""
+def _children(pid: int) -> list[int]:
+    """The direct children of ``pid`` (from /proc; empty where /proc cannot tell)."""
+    found: list[int] = []
+    try:
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{task}/children") as fh:
+                found += [int(c) for c in fh.read().split()]
+    except (OSError, ValueError):
+        pass
+    return found
+
+
+def _gone(pid: int) -> bool:
+    """``pid`` has exited (it is gone, or a zombie: a PID namespace's init turns zombie only once
+    every process of its namespace is dead)."""
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            stat = fh.read()
+        return stat[stat.rindex(")") + 2:].startswith(("Z", "X"))
+    except (OSError, ValueError):
+        return True
+
+
+def kill(process: subprocess.Popen, grace: float = 10.0) -> None:
+    """Kill the child's whole process group and its PID namespace, reap it, and wait (up to
+    ``grace`` seconds) until every process of the namespace is dead.
+
+    Killing bubblewrap alone leaves the namespace dying in the background: a fork bomb's hundreds
+    of processes keep counting against the sandbox uid's process limit for a while, so the next
+    child (this notebook's restart, or another student's notebook) could not start.
+    """
+    inits = _children(process.pid) if process.poll() is None else []
+    for target in inits:
+        try:
+            os.kill(target, 9)  # the namespace's init: the kernel kills everything in it
+        except (ProcessLookupError, PermissionError):
+            pass
     try:
         os.killpg(process.pid, 9)
     except (ProcessLookupError, PermissionError):
@@ -130,6 +166,11 @@ def kill(process: subprocess.Popen) -> None:
     except ProcessLookupError:
         pass
     process.wait()
+    deadline = time.monotonic() + grace
+    while inits and time.monotonic() < deadline:
+        inits = [pid for pid in inits if not _gone(pid)]
+        if inits:
+            time.sleep(0.02)
     for stream in (process.stdin, process.stdout):
         if stream:
             stream.close()

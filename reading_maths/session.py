@@ -127,18 +127,36 @@ class StudentSession:
     _described: dict[str, dict] = field(default_factory=dict)
     _interruption: tuple[str, str] | None = None
     _restarts: int = 0
+    _spoke: bool = False
+    start_error: str | None = None
 
     # -- lifecycle -------------------------------------------------------------------------------
     def start(self) -> None:
-        """Run the notebook; cells that hang or kill the process are skipped on a restart."""
+        """Run the notebook; cells that hang or kill the process are skipped on a restart.
+
+        A child that dies before saying anything ran no student code: it could not start, most
+        likely because another sandbox (a fork bomb) holds the sandbox uid's process limit for a
+        while.  Such starts are retried with a growing pause for up to ``cell_timeout + 10`` s and
+        are not counted as restarts.
+        """
+        budget = time.monotonic() + self.cell_timeout + 10.0
+        pause = 0.05
         while True:
+            self._spoke = False
             try:
                 self._start_once()
                 return
             except ChildGone:
                 self._stop_child()
-                if self._restarts >= MAX_RESTARTS:
+                if not self._spoke and time.monotonic() < budget:
+                    time.sleep(pause)
+                    pause = min(2 * pause, 1.0)
+                    continue
+                if self._restarts >= MAX_RESTARTS or not self._spoke:
                     self._described = {}
+                    self.start_error = ("the notebook's Python process could not be started" if not self._spoke
+                                        else f"the notebook's Python process was restarted {MAX_RESTARTS} times; "
+                                             "grading stopped")
                     return
                 self._restarts += 1
 
@@ -153,6 +171,7 @@ class StudentSession:
         try:
             while True:
                 message = self._child.receive(self.cell_timeout)
+                self._spoke = True
                 event = message.get("event")
                 if event == "cell" and message.get("id") in by_index:
                     running = by_index[message["id"]]
