@@ -13,8 +13,10 @@ grader files and the source notebooks, which only the instructor's side reads.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import functools
+import io
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -308,8 +310,9 @@ def reference(assignment: str) -> SimpleNamespace:
 
     path = course_root() / "source" / assignment / f"{assignment}.ipynb"
     namespace: dict[str, Any] = {"__name__": f"reference_{assignment}"}
-    for source in reference_cells(path):
-        exec(compile(source, f"{path}", "exec"), namespace)  # noqa: S102 - the instructor's own notebook
+    with contextlib.redirect_stdout(io.StringIO()):  # check cells may print; nothing here is feedback
+        for source in reference_cells(path):
+            exec(compile(source, f"{path}", "exec"), namespace)  # noqa: S102 - the instructor's own notebook
     return SimpleNamespace(**{k: v for k, v in namespace.items() if not k.startswith("__")})
 
 
