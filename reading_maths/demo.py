@@ -263,7 +263,7 @@ class Student:
     id: str
     first: str
     last: str
-    profile: str  # "right", "mixed", "partial", "blank", "late", "hostile"
+    profile: str  # "right", "mixed", "wrong", "partial", "blank", "late", "hostile"
 
     @property
     def email(self) -> str:
@@ -293,7 +293,8 @@ def choose_answers(student: Student, index: int, pool: dict[str, dict[str, list[
             continue
         if student.profile == "partial" and qi % 2 == 1:
             continue
-        take_wrong = student.profile in ("mixed", "late", "partial") and wrong and rng.random() < 0.55
+        take_wrong = bool(wrong) and (student.profile == "wrong" or (
+            student.profile in ("mixed", "late", "partial") and rng.random() < 0.55))
         if student.profile == "right" or not take_wrong:
             if right:
                 chosen.append(right[(index + qi) % len(right)])

@@ -1,0 +1,116 @@
+"""The demo's workflow on a small class, and `reading-maths report` on what it leaves in the gradebook.
+
+Four students on the `code` assignment (right, wrong, blank, late), through nbgrader's exchange, the real
+`reading-maths autograde`, feedback and export; then the report's CSV and HTML are checked against the
+gradebook.
+"""
+
+import csv
+import os
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import ROOT
+
+from reading_maths import demo
+from reading_maths.report import build_report, db_url
+
+STUDENTS = [
+    demo.Student("ada", "Ada", "Lovelace", "right"),
+    demo.Student("alan", "Alan", "Turing", "wrong"),
+    demo.Student("grace", "Grace", "Hopper", "blank"),
+    demo.Student("emmy", "Emmy", "Noether", "late"),
+]
+
+
+@pytest.fixture(scope="module")
+def course(tmp_path_factory):
+    work = tmp_path_factory.mktemp("demo") / "course"
+    found = demo.prepare(ROOT, work, ["code"])
+    assert found == ["code"]
+    old = os.environ.get("READING_MATHS_COURSE")
+    try:
+        timings = demo.run_class(work, STUDENTS, found, log=lambda _: None)
+    finally:
+        os.environ["READING_MATHS_COURSE"] = old or str(ROOT)
+    assert "reading-maths report" in timings
+    return work
+
+
+def _gradebook(work: Path) -> dict[str, tuple[float, float]]:
+    from nbgrader.api import Gradebook, MissingEntry
+
+    os.environ["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), os.environ["PATH"]])
+    scores = {}
+    with Gradebook(db_url(work)) as gb:
+        for s in gb.students:
+            try:
+                sub = gb.find_submission("code", s.id)
+            except MissingEntry:
+                scores[s.id] = (0.0, 0.0)
+                continue
+            scores[s.id] = (float(sub.score), float(sub.late_submission_penalty or 0.0))
+    return scores
+
+
+def test_workflow_leaves_every_artefact(course):
+    for name, path in demo.artefacts(course).items():
+        assert path.exists(), name
+    for s in STUDENTS:
+        assert (course / "submitted" / s.id / "code" / "code.ipynb").is_file()
+        assert (course / "autograded" / s.id / "code" / "code.ipynb").is_file()
+        assert (course / "feedback" / s.id / "code" / "code.html").is_file()
+    assert not (ROOT / "demo" / "course").exists()
+
+
+def test_grades_csv_matches_the_gradebook(course, tmp_path):
+    paths = build_report(course, tmp_path / "out")
+    with paths["csv"].open(encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    assert list(rows[0]) == ["student_id", "last_name", "first_name", "email", "code", "total"]
+    assert sorted(r["student_id"] for r in rows) == sorted(s.id for s in STUDENTS)
+    gradebook = _gradebook(course)
+    for row in rows:
+        raw, penalty = gradebook[row["student_id"]]
+        assert float(row["total"]) == pytest.approx(max(0.0, raw - penalty))
+        assert float(row["code"]) == float(row["total"])
+    by_id = {r["student_id"]: r for r in rows}
+    assert by_id["ada"]["first_name"] == "Ada" and by_id["ada"]["email"] == "ada@example.edu"
+    assert float(by_id["grace"]["total"]) == 0.0
+    assert float(by_id["ada"]["total"]) > float(by_id["alan"]["total"])
+    assert gradebook["emmy"][1] > 0, "the late student has a late penalty"
+    assert gradebook["ada"][1] == 0
+
+
+def test_html_has_plots_and_a_mistake_table(course, tmp_path):
+    paths = build_report(course, tmp_path / "out", "code")
+    page = paths["html"].read_text(encoding="utf-8")
+    assert page.count("<img ") == 3 and page.count("data:image/png;base64,") == 3
+    assert "Most common mistakes" in page and "<div class='mistakes'>" in page
+    table = page.split("<div class='mistakes'>")[1]
+    assert "<th>count</th>" in table
+    import json
+
+    data = json.loads(paths["json"].read_text(encoding="utf-8"))
+    assert data["mistakes"], "the wrong student's catalogued mistakes are counted"
+    for m in data["mistakes"]:
+        assert m["count"] >= 1 and f"<td>{m['mistake']}</td><td>{m['count']}</td>" in table
+    assert set(data["difficulty"]["code"]) == {"softmax", "attention", "adam_step", "adam"}
+
+
+def test_report_command_writes_to_out(course, tmp_path):
+    from click.testing import CliRunner
+
+    from reading_maths.cli import main
+
+    os.environ["READING_MATHS_COURSE"] = str(course)
+    try:
+        result = CliRunner().invoke(main, ["report", "code", "--out", str(tmp_path / "r")])
+    finally:
+        os.environ["READING_MATHS_COURSE"] = str(ROOT)
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "r" / "grades.csv").is_file() and (tmp_path / "r" / "report.html").is_file()
+    bad = CliRunner().invoke(main, ["report", "nope", "--out", str(tmp_path / "r2")],
+                             env={"READING_MATHS_COURSE": str(course)})
+    assert bad.exit_code != 0 and "no assignment" in bad.output
