@@ -91,7 +91,10 @@ def feedback_lines(question: QuestionResult | None, qid: str, points: float) -> 
 
 def notebook_notes(result: GradeResult | None) -> list[str]:
     """Notes about the whole notebook (restored cells, cells that raised), shown once."""
-    return [f" - {e}" for e in result.errors] if result else []
+    if not result:
+        return []
+    folder = str(Path(result.notebook).parent) + os.sep  # the student's folder: paths relative to it
+    return [f" - {e.replace(folder, '')}" for e in result.errors]
 
 
 class InjectResults(NbGraderPreprocessor):
@@ -397,6 +400,7 @@ def autograde(root: Path, assignment: str, settings: Settings, *, student: str |
     for submission in submissions:
         reason = record(app, coursedir, submission, assignment, results)
         if reason is not None:
+            reason = reason.replace(f"{root}{os.sep}", "")  # paths as the course sees them, whatever its folder
             record_refused(coursedir, submission, assignment, reason)
         outcomes.append(read_back(coursedir, assignment, submission.student, reason))
     return outcomes

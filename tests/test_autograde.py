@@ -1,0 +1,304 @@
+"""``reading-maths autograde``: sandboxed grades in nbgrader's gradebook, and stock ``nbgrader autograde``.
+
+Everything runs on a temporary copy of the course (``source/``, ``graders/``, ``nbgrader_config.py``);
+the project's own ``gradebook.db`` is never touched. The graded course is built once per session
+(shared between pytest-xdist workers through a file lock); tests that change a course work on a copy.
+"""
+
+from __future__ import annotations
+
+import copy
+import csv
+import fcntl
+import hashlib
+import json
+import os
+import re
+import shutil
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbgrader.api import Gradebook
+
+ROOT = Path(__file__).resolve().parents[1]
+BIN = Path(sys.executable).parent
+ASSIGNMENT = "code"
+HONEST = ("right", "wrong", "blank")
+BROKEN = ("corrupt", "duplicated")
+
+NO_SHIFT_SOFTMAX = '''def softmax(z, T=1.0):
+    z = np.asarray(z, dtype=np.float64) / T
+    e = np.exp(z)
+    return e / e.sum(axis=-1, keepdims=True)
+'''
+
+
+# --- building a course with submissions ---------------------------------------------------------------
+
+
+def env_for(course: Path) -> dict[str, str]:
+    env = dict(os.environ, READING_MATHS_COURSE=str(course))
+    env["PATH"] = os.pathsep.join([str(BIN), env.get("PATH", "")])  # nbgrader runs `alembic` on a new gradebook
+    return env
+
+
+def run(course: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
+    done = subprocess.run(list(args), cwd=course, env=env_for(course), capture_output=True, text=True,
+                          check=False, timeout=300)
+    if check and done.returncode != 0:
+        raise AssertionError(f"{args} failed ({done.returncode}):\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
+    return done
+
+
+def nbgrader(course: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
+    return run(course, str(BIN / "nbgrader"), *args, f"--CourseDirectory.root={course}", check=check)
+
+
+def reading_maths(course: Path, *args: str) -> subprocess.CompletedProcess:
+    return run(course, str(BIN / "reading-maths"), *args)
+
+
+def answered(release_nb, source_nb, replace: dict[str, str] | None = None):
+    """The release notebook with the source's answers filled in (minus the solution markers)."""
+    answers = {c.metadata["nbgrader"]["grade_id"]: c.source for c in source_nb.cells
+               if c.metadata.get("nbgrader", {}).get("solution")}
+    nb = copy.deepcopy(release_nb)
+    for cell in nb.cells:
+        gid = cell.metadata.get("nbgrader", {}).get("grade_id")
+        if cell.metadata.get("nbgrader", {}).get("solution") and gid in answers:
+            lines = answers[gid].splitlines()
+            cell.source = "\n".join(x for x in lines if not re.search(r"### (BEGIN|END) SOLUTION", x))
+            if replace and gid in replace:
+                cell.source = replace[gid]
+    return nb
+
+
+def make_course(folder: Path) -> Path:
+    """A course copy with the assignment generated and five submissions in ``submitted/``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for name in ("source", "graders"):
+        shutil.copytree(ROOT / name, folder / name)
+    shutil.copy(ROOT / "nbgrader_config.py", folder / "nbgrader_config.py")
+    nbgrader(folder, "generate_assignment", ASSIGNMENT, "--create", "--force", "--log-level=WARN")
+    release = nbformat.read(folder / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
+    source = nbformat.read(folder / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
+    right = answered(release, source)
+    duplicated = copy.deepcopy(right)
+    i = next(k for k, c in enumerate(duplicated.cells)
+             if c.metadata.get("nbgrader", {}).get("grade_id") == "softmax-answer")
+    twin = copy.deepcopy(duplicated.cells[i])
+    twin.id = "twin-softmax-answer"
+    duplicated.cells.insert(i + 1, twin)
+    notebooks = {
+        "right": right,
+        "wrong": answered(release, source, {"softmax-answer": NO_SHIFT_SOFTMAX}),
+        "blank": release,
+        "duplicated": duplicated,
+    }
+    for student, nb in notebooks.items():
+        path = submitted(folder, student)
+        path.parent.mkdir(parents=True)
+        nbformat.write(nb, path)
+    path = submitted(folder, "corrupt")
+    path.parent.mkdir(parents=True)
+    path.write_bytes(b'{"cells": [ this is not json \xff')
+    (path.parent / "timestamp.txt").write_text("2030-01-01 12:00:00.000000 UTC\n")
+    return folder
+
+
+def submitted(course: Path, student: str) -> Path:
+    return course / "submitted" / student / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+
+
+def hashes(folder: Path) -> dict[str, str]:
+    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def gradebook_dump(course: Path) -> list[str]:
+    """The gradebook's contents, row by row (the SQL dump, which is deterministic for equal contents)."""
+    with sqlite3.connect(course / "gradebook.db") as db:
+        return list(db.iterdump())
+
+
+def auto_scores(course: Path, student: str) -> dict[str, float | None]:
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
+        nb = gb.find_submission_notebook(ASSIGNMENT, ASSIGNMENT, student)
+        return {g.name: g.auto_score for g in nb.grades}
+
+
+def comments(course: Path, student: str) -> dict[str, str | None]:
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
+        nb = gb.find_submission_notebook(ASSIGNMENT, ASSIGNMENT, student)
+        return {c.name: c.auto_comment for c in nb.comments}
+
+
+def copy_course(course: Path, to: Path) -> Path:
+    """A copy of a course (its config resolves paths from its own folder, so the copy is independent)."""
+    shutil.copytree(course, to, symlinks=True)
+    return to
+
+
+@pytest.fixture(scope="session")
+def shared_dir(tmp_path_factory, worker_id) -> Path:
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if worker_id != "master" else base
+
+
+def built_once(shared_dir: Path, name: str, build) -> Path:
+    """Build ``shared_dir/name`` once for all xdist workers (the others wait on a lock), then reuse it."""
+    target = shared_dir / name
+    with open(shared_dir / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (target / ".built").exists():
+            shutil.rmtree(target, ignore_errors=True)
+            build(target)
+            (target / ".built").write_text("ok")
+    return target
+
+
+@pytest.fixture(scope="session")
+def built(shared_dir) -> Path:
+    """Built once: a course with submissions; ``reading-maths grade --json`` of the honest ones; a pristine
+    copy of the course; then one ``reading-maths autograde code`` in ``course/``."""
+    def build(target: Path) -> None:
+        course = make_course(target / "course")
+        paths = [str(submitted(course, s)) for s in HONEST]
+        data = json.loads(reading_maths(course, "grade", "--json", *paths).stdout)
+        (target / "expected.json").write_text(json.dumps(dict(zip(HONEST, data, strict=True))))
+        shutil.copytree(course, target / "pristine")
+        before = hashes(course / "submitted")
+        done = reading_maths(course, "autograde", ASSIGNMENT, "--jobs", "2")
+        (target / "run.json").write_text(json.dumps({"before": before, "stdout": done.stdout,
+                                                     "stderr": done.stderr}))
+
+    return built_once(shared_dir, "autograde-course", build)
+
+
+@pytest.fixture(scope="session")
+def expected(built) -> dict[str, dict]:
+    """``reading-maths grade --json`` of the honest submissions, student -> JSON result."""
+    return json.loads((built / "expected.json").read_text())
+
+
+@pytest.fixture(scope="session")
+def graded(built) -> tuple[Path, dict]:
+    """The course after ``reading-maths autograde code``, and that run's output and the hashes from before."""
+    return built / "course", json.loads((built / "run.json").read_text())
+
+
+def points(course: Path) -> dict[str, float]:
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
+        return {c.name: c.max_score for c in gb.find_notebook(ASSIGNMENT, ASSIGNMENT).grade_cells}
+
+
+# --- reading-maths autograde ---------------------------------------------------------------------------
+
+
+def test_gradebook_holds_the_engine_scores(graded, expected):
+    course, _ = graded
+    maxima = points(course)
+    for student in HONEST:
+        questions = {q["id"]: q for q in expected[student]["questions"]}
+        scores = auto_scores(course, student)
+        assert set(scores) == set(questions), student
+        for qid, q in questions.items():
+            assert scores[qid] == pytest.approx(q["score"] * maxima[qid] / q["max_score"]), (student, qid)
+    assert auto_scores(course, "right") == maxima
+    assert all(s == 0 for s in auto_scores(course, "blank").values())
+    wrong = auto_scores(course, "wrong")
+    assert wrong["softmax"] < maxima["softmax"]
+    assert {q: s for q, s in wrong.items() if q != "softmax"} == {q: m for q, m in maxima.items() if q != "softmax"}
+
+
+def test_autograded_notebooks_show_the_feedback(graded, expected):
+    course, _ = graded
+    for student in HONEST:
+        nb = nbformat.read(course / "autograded" / student / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
+        tests = {c.metadata.nbgrader["grade_id"]: c for c in nb.cells
+                 if c.metadata.get("nbgrader", {}).get("grade") and not c.metadata.nbgrader.get("solution")}
+        for q in expected[student]["questions"]:
+            outputs = tests[q["id"]].outputs
+            stdout = "".join(o.text for o in outputs if o.output_type == "stream" and o.name == "stdout")
+            assert stdout.startswith(f"{q['id']}: ")
+            for line in q["feedback"]:
+                assert line in stdout
+            [result] = [o for o in outputs if o.output_type == "execute_result"]
+            assert float(result.data["text/plain"]) == pytest.approx(q["score"])
+            assert not [o for o in outputs if o.output_type == "error" or o.get("name") == "stderr"]
+    # the feedback is each answer cell's gradebook comment too; nbgrader's "No response." is kept
+    wrong = comments(course, "wrong")["softmax-answer"]
+    softmax = next(q for q in expected["wrong"]["questions"] if q["id"] == "softmax")
+    assert all(line in wrong for line in softmax["feedback"]) and softmax["feedback"]
+    assert comments(course, "blank")["softmax-answer"].startswith("No response.\nsoftmax: 0 /")
+    assert "All" in comments(course, "right")["adam-answer"]
+
+
+def test_broken_submissions_get_zero_with_a_comment(graded):
+    course, run = graded
+    for student in BROKEN:
+        assert set(auto_scores(course, student).values()) == {0.0}, student
+        notes = set(comments(course, student).values())
+        assert len(notes) == 1 and next(iter(notes)).startswith("Not graded, 0 recorded: "), notes
+        assert not (course / "autograded" / student / ASSIGNMENT).exists()
+    assert "more than once" in next(iter(comments(course, "duplicated").values()))
+    corrupt = next(iter(comments(course, "corrupt").values()))
+    assert "submitted/corrupt/code/code.ipynb is not" in corrupt and str(course) not in corrupt
+    # the others were graded, and the summary names the refused ones
+    assert all((course / "autograded" / s / ASSIGNMENT / f"{ASSIGNMENT}.ipynb").is_file() for s in HONEST)
+    assert "corrupt, duplicated" in run["stderr"]
+    for student in (*HONEST, *BROKEN):
+        assert student in run["stdout"]
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:  # nbgrader's timestamp is kept
+        assert gb.find_submission(ASSIGNMENT, "corrupt").timestamp.year == 2030
+
+
+def test_submitted_is_never_modified(graded):
+    course, run = graded
+    assert hashes(course / "submitted") == run["before"]
+
+
+def test_feedback_and_export_work_unchanged(graded, tmp_path, expected):
+    course = copy_course(graded[0], tmp_path / "course")
+    nbgrader(course, "generate_feedback", ASSIGNMENT, "--force", "--log-level=WARN")
+    for student in HONEST:
+        html = (course / "feedback" / student / ASSIGNMENT / f"{ASSIGNMENT}.html").read_text()
+        assert "softmax: " in html
+    nbgrader(course, "export", "--to", str(tmp_path / "grades.csv"), "--log-level=WARN")
+    with open(tmp_path / "grades.csv", newline="") as fh:
+        rows = {r["student_id"]: r for r in csv.DictReader(fh)}
+    assert set(rows) == {*HONEST, *BROKEN}
+    for student in HONEST:
+        assert float(rows[student]["raw_score"]) == pytest.approx(expected[student]["score"])
+    assert float(rows["corrupt"]["score"]) == 0 and float(rows["duplicated"]["score"]) == 0
+
+
+def test_rerun_is_idempotent(graded, tmp_path):
+    course = copy_course(graded[0], tmp_path / "course")
+    before = (gradebook_dump(course), hashes(course / "autograded"), hashes(course / "submitted"))
+    reading_maths(course, "autograde", ASSIGNMENT, "--jobs", "2")
+    assert (gradebook_dump(course), hashes(course / "autograded"), hashes(course / "submitted")) == before
+    # --student grades one student only, to the same result
+    done = reading_maths(course, "autograde", ASSIGNMENT, "--student", "wrong")
+    assert "wrong" in done.stdout and "right" not in done.stdout
+    assert (gradebook_dump(course), hashes(course / "autograded")) == before[:2]
+
+
+# --- stock nbgrader autograde (the hidden test cells call reading_maths.in_kernel) --------------------
+
+
+def test_stock_nbgrader_autograde_agrees(built, tmp_path, expected):
+    course = copy_course(built / "pristine", tmp_path / "course")
+    for student in BROKEN:
+        shutil.rmtree(course / "submitted" / student)  # nbgrader aborts the whole batch on the duplicated one
+    nbgrader(course, "autograde", ASSIGNMENT, "--create", "--force", "--log-level=WARN")
+    maxima = points(course)
+    for student in HONEST:
+        questions = {q["id"]: q for q in expected[student]["questions"]}
+        scores = auto_scores(course, student)
+        for qid, q in questions.items():
+            assert scores[qid] == pytest.approx(q["score"] * maxima[qid] / q["max_score"]), (student, qid)
