@@ -1,0 +1,376 @@
+"""Hostile submissions gain nothing: the corpus of ``tests/hostile/attacks.py``, graded in one batch.
+
+Every attack becomes a submission of the ``code`` assignment (the source notebook with its
+``softmax-answer`` cell replaced, or an extra cell put first).  The whole corpus is graded by one
+``reading-maths grade FOLDER --json --timeout 3`` run, followed in the same batch by two canaries
+(an honest right notebook and an honest wrong one), and the checks are:
+
+- each attack scores no more than its honest content earns (and, unless it sabotages its own
+  process, its untouched answers still score full marks: no attack spills onto other questions);
+- the batch ends with a result for every notebook, and the canaries score exactly as they do when
+  graded alone;
+- no file of the course tree, of the submissions folder, of the host's /tmp or the grader's HOME
+  changes, and nothing an attack tries to write appears;
+- no process outlives the batch (this test process is made a child subreaper, so anything the
+  batch leaves behind becomes its child), and no process carries an attack's marker;
+- nobody connects to a port the test listens on, and the feedback never shows the hidden
+  grader's source or the grader's secret environment variable.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import json
+import os
+import pickle
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from pathlib import Path
+
+import nbformat
+import pytest
+from conftest import ROOT
+from hostile.attacks import ATTACKS, Attack
+
+from reading_maths import wire
+from reading_maths.notebook import grade_id
+from reading_maths.sandbox import choose
+
+CLI = [sys.executable, "-m", "reading_maths.cli"]
+SOURCE = ROOT / "source" / "code" / "code.ipynb"
+ISOLATED = choose().isolated
+RUNNABLE = {name: a for name, a in ATTACKS.items() if ISOLATED or not a.isolated}
+SECRET = f"rm-hostile-secret-{uuid.uuid4().hex}"
+# demo/ is the throwaway class `reading-maths demo` rebuilds from scratch (other tests run it meanwhile)
+SKIP_TREE = {".venv", ".git", "__pycache__", ".pytest_cache", ".ruff_cache", ".ipynb_checkpoints", "demo"}
+WRONG_CANARY = '''def softmax(z, T=1.0):
+    z = np.asarray(z, dtype=float) / T
+    e = np.exp(z)
+    return e / e.sum(axis=-1, keepdims=True)
+'''
+
+
+# -- building submissions ---------------------------------------------------------------------------
+
+def submission(folder: Path, name: str, attack: Attack | None, port: int, softmax: str | None = None) -> Path:
+    nb = nbformat.read(SOURCE, as_version=4)
+    answer = next(c for c in nb.cells if grade_id(c) == "softmax-answer")
+    if attack is not None:
+        code = attack.code.replace("{port}", str(port)).strip() + "\n"
+        if attack.where == "softmax":
+            answer.source = code
+        else:
+            setup = next(i for i, c in enumerate(nb.cells) if grade_id(c) == "setup")
+            nb.cells.insert(setup + 1, nbformat.v4.new_code_cell(code))
+    elif softmax is not None:
+        answer.source = softmax
+    path = folder / f"{name}.ipynb"
+    nbformat.write(nb, path)
+    return path
+
+
+def plant_traps(folder: Path) -> None:
+    """Files a careless grader would execute: a pickled .OTTER_LOG and a conftest.py beside the notebooks."""
+    class Payload:
+        def __reduce__(self):
+            return (os.system, ("touch /tmp/rm-hostile-planted-otter-log",))
+
+    (folder / ".OTTER_LOG").write_bytes(pickle.dumps(Payload()))
+    (folder / "conftest.py").write_text("open('/tmp/rm-hostile-planted-conftest', 'w').write('ran')\n")
+
+
+# -- snapshots of files and processes -------------------------------------------------------------------
+
+def snapshot(top: Path, skip: set[str] = frozenset()) -> dict[str, tuple]:
+    seen = {}
+    for folder, dirs, files in os.walk(top):
+        dirs[:] = [d for d in dirs if d not in skip and not d.startswith("pytest-of")]
+        for name in files:
+            path = Path(folder, name)
+            try:
+                st = path.lstat()
+                digest = hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else ""
+            except OSError:
+                continue
+            seen[str(path)] = (st.st_size, st.st_mtime_ns, digest)
+    return seen
+
+
+def host_markers() -> set[str]:
+    """Marker files anywhere an attack might reach on the host."""
+    found = set()
+    for top in (Path("/tmp"), Path("/work"), Path.home()):
+        try:
+            found |= {str(p) for p in top.iterdir() if "rm-hostile" in p.name or p.name == ".OTTER_LOG"}
+        except OSError:
+            pass
+    for extra in (Path.home() / ".ipython" / "profile_default" / "startup",):
+        if extra.is_dir():
+            found |= {str(p) for p in extra.iterdir() if "rm-hostile" in p.name}
+    return found
+
+
+def processes() -> dict[int, dict]:
+    table = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            fields = stat[stat.rindex(")") + 2:].split()
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode("utf-8", "replace")
+            uid = int(next(line for line in (entry / "status").read_text().splitlines()
+                           if line.startswith("Uid:")).split()[1])
+        except (OSError, StopIteration, ValueError):
+            continue
+        table[int(entry.name)] = {"state": fields[0], "ppid": int(fields[1]), "cmdline": cmdline, "uid": uid}
+    return table
+
+
+def leftovers() -> list[str]:
+    """Processes left behind by the batch: descendants of this (subreaper) process, marker command
+    lines, and processes of uid 65534 with no living grader above them."""
+    table = processes()
+    me = os.getpid()
+
+    def chain(pid):
+        seen = []
+        while pid in table and pid not in seen and pid > 1:
+            seen.append(pid)
+            pid = table[pid]["ppid"]
+        return seen
+
+    found = []
+    for pid, info in table.items():
+        if info["state"] == "Z" or pid == me:
+            continue
+        ancestors = chain(pid)[1:]
+        ours = me in ancestors
+        orphan = info["uid"] == 65534 and all(table[a]["uid"] == 65534 or "bwrap" in table[a]["cmdline"]
+                                              for a in ancestors)
+        if ours or orphan or "rm-hostile" in info["cmdline"]:
+            found.append(f"{pid} uid={info['uid']} {info['cmdline'][:120]}")
+    return found
+
+
+def reap_and_kill() -> None:
+    for line in leftovers():
+        try:
+            os.kill(int(line.split()[0]), signal.SIGKILL)
+        except OSError:
+            pass
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            time.sleep(0.05)
+            if not leftovers():
+                return
+
+
+def become_subreaper() -> None:
+    if sys.platform.startswith("linux"):
+        PR_SET_CHILD_SUBREAPER = 36
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+
+
+class Listener:
+    """A TCP port on the host's loopback that no sandboxed attack should ever reach."""
+
+    def __init__(self):
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(8)
+        self.sock.settimeout(0.2)
+        self.port = self.sock.getsockname()[1]
+        self.connections = 0
+        self.stop = False
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self):
+        while not self.stop:
+            try:
+                conn, _ = self.sock.accept()
+                self.connections += 1
+                conn.close()
+            except OSError:
+                pass
+
+    def close(self):
+        self.stop = True
+        self.thread.join()
+        self.sock.close()
+
+
+def grade(folder: Path) -> tuple[list[dict], float]:
+    env = dict(os.environ, READING_MATHS_COURSE=str(ROOT), READING_MATHS_HOSTILE_SECRET=SECRET)
+    start = time.monotonic()
+    done = subprocess.run([*CLI, "grade", str(folder), "--json", "--timeout", "3"], check=False, capture_output=True,
+                          text=True, cwd=ROOT, env=env, timeout=300)
+    elapsed = time.monotonic() - start
+    assert done.returncode == 0, done.stderr[-2000:]
+    data = json.loads(done.stdout)
+    return (data if isinstance(data, list) else [data]), elapsed
+
+
+def by_name(results: list[dict]) -> dict[str, dict]:
+    return {Path(r["notebook"]).stem: r for r in results}
+
+
+# -- the batch ---------------------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def batch(tmp_path_factory):
+    subs = tmp_path_factory.mktemp("hostile")
+    listener = Listener()
+    for name, attack in RUNNABLE.items():
+        submission(subs, f"attack_{name}", attack, listener.port)
+    # canaries sort after every attack, so they are graded after the hostile notebooks
+    submission(subs, "zz_canary_right", None, listener.port)
+    submission(subs, "zz_canary_wrong", None, listener.port, softmax=WRONG_CANARY)
+    plant_traps(subs)
+
+    become_subreaper()
+    course_before, subs_before = snapshot(ROOT, SKIP_TREE), snapshot(subs)
+    markers_before = host_markers()
+    procs_before = set(leftovers())
+    try:
+        results, elapsed = grade(subs)
+        time.sleep(0.5)  # give anything that escaped a moment to show itself
+        state = {
+            "results": by_name(results), "count": len(results), "elapsed": elapsed,
+            "course_changes": diff(course_before, snapshot(ROOT, SKIP_TREE)),
+            "subs_changes": diff(subs_before, snapshot(subs)),
+            "new_markers": sorted(host_markers() - markers_before),
+            "leftovers": sorted(set(leftovers()) - procs_before),
+            "connections": listener.connections,
+        }
+    finally:
+        listener.close()
+        reap_and_kill()
+    return state
+
+
+@pytest.fixture(scope="module")
+def canaries_alone(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("canaries")
+    submission(folder, "zz_canary_right", None, 0)
+    submission(folder, "zz_canary_wrong", None, 0, softmax=WRONG_CANARY)
+    return by_name(grade(folder)[0])
+
+
+def diff(before: dict, after: dict) -> list[str]:
+    return sorted(p for p in before.keys() | after.keys() if before.get(p) != after.get(p))
+
+
+SUSPICIOUS_NAMES = ("rm-hostile", ".OTTER_LOG", "conftest.py", "results.json", "gradebook.db", "sitecustomize")
+
+
+def suspicious(paths: list[str]) -> list[str]:
+    """Course-tree changes an attack could have made.
+
+    Engineers (and other test runs) edit the course tree while this batch runs, so a change counts
+    only when it looks like an attack's: a deleted file, a file owned by the sandbox's uid, a name an
+    attack writes, or contents carrying an attack's marker.
+    """
+    found = []
+    for path in paths:
+        file = Path(path)
+        try:
+            owner = file.stat().st_uid
+            marked = b"rm-hostile" in file.read_bytes()
+        except OSError:
+            found.append(f"{path} (deleted)")
+            continue
+        if owner == 65534 or marked or any(n in file.name for n in SUSPICIOUS_NAMES):
+            found.append(path)
+    return found
+
+
+def scores(result: dict) -> dict[str, tuple]:
+    return {q["id"]: (q["score"], q["max_score"]) for q in result["questions"]}
+
+
+def comparable(result: dict) -> dict:
+    return dict(result, notebook=None)
+
+
+# -- the checks ----------------------------------------------------------------------------------------------
+
+def test_the_corpus_is_large_enough():
+    assert len(ATTACKS) >= 20
+
+
+def test_every_notebook_has_a_result(batch):
+    assert batch["count"] == len(RUNNABLE) + 2
+    assert set(batch["results"]) == {f"attack_{n}" for n in RUNNABLE} | {"zz_canary_right", "zz_canary_wrong"}
+
+
+@pytest.mark.parametrize("name", list(ATTACKS))
+def test_an_attack_gains_nothing(batch, name):
+    attack = ATTACKS[name]
+    if attack.isolated and not ISOLATED:
+        pytest.skip("contained only by the full sandbox (root and bubblewrap): in the degraded mode "
+                    "student code can read and write what the grader can, by design")
+    result = batch["results"][f"attack_{name}"]
+    got = scores(result)
+    assert got["softmax"][0] <= attack.softmax_max, (attack.why, result["questions"][0])
+    if attack.others_full:
+        others = {q: s for q, s in got.items() if q != "softmax"}
+        assert all(score == full for score, full in others.values()), (attack.why, others, result["errors"])
+    assert result["score"] <= attack.softmax_max + sum(full for q, (_, full) in got.items() if q != "softmax")
+
+
+def test_canaries_score_as_they_do_alone(batch, canaries_alone):
+    right, wrong = batch["results"]["zz_canary_right"], batch["results"]["zz_canary_wrong"]
+    assert right["score"] == right["max_score"] > 0, right
+    assert 0 < wrong["score"] < wrong["max_score"], wrong
+    assert comparable(right) == comparable(canaries_alone["zz_canary_right"])
+    assert comparable(wrong) == comparable(canaries_alone["zz_canary_wrong"])
+
+
+def test_no_file_outside_the_scratch_changes(batch):
+    assert suspicious(batch["course_changes"]) == [], "an attack changed the course tree"
+    assert batch["subs_changes"] == [], "the submissions folder changed during the batch"
+    assert batch["new_markers"] == [], "an attack left a file on the host"
+
+
+def test_no_process_outlives_the_batch(batch):
+    assert batch["leftovers"] == []
+
+
+@pytest.mark.skipif(not ISOLATED, reason="the degraded mode has the host's network")
+def test_no_connection_reaches_the_host(batch):
+    assert batch["connections"] == 0
+
+
+def test_feedback_shows_no_hidden_source_or_secret(batch):
+    text = json.dumps(batch["results"])
+    assert SECRET not in text
+    hidden = (ROOT / "graders" / "code" / "softmax.py").read_text().splitlines()
+    distinctive = [line.strip() for line in hidden if len(line.strip()) > 40 and not line.strip().startswith("#")]
+    leaked = [line for line in distinctive if line in text]
+    assert leaked == []
+    assert "90_417_233" not in text and "90417233" not in text
+    assert "BEGIN HIDDEN TESTS" not in text and "### BEGIN SOLUTION" not in text
+
+
+def test_forged_wire_values_are_wire_errors():
+    for forged in ({"__nd__": ["f8", [65536] * 4, ""]}, {"__nd__": ["f8", [1], "!!"]},
+                   {"__dict__": [[[[1]], 2]]}, {"__nd__": ["f8", [2**31], ""]}):
+        with pytest.raises(wire.WireError):
+            wire.decode(forged)
+
+
+def test_the_batch_is_quick(batch):
+    # a generous bound: the corpus is meant to take well under a minute on two cores
+    assert batch["elapsed"] < 150, batch["elapsed"]
