@@ -12,3 +12,7 @@ os.environ.setdefault("READING_MATHS_COURSE", str(ROOT))
 @pytest.fixture(scope="session")
 def root() -> Path:
     return ROOT
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "browser: drives JupyterLab in a headless Chromium (tests/test_browser.py)")
