@@ -398,7 +398,12 @@ def autograde(root: Path, assignment: str, settings: Settings, *, student: str |
     results = grade_submissions(submissions, settings, root, assignment, jobs, progress)
     outcomes = []
     for submission in submissions:
-        reason = record(app, coursedir, submission, assignment, results)
+        if submission.notebooks:
+            reason = record(app, coursedir, submission, assignment, results)
+        else:
+            found = sorted(p.name for p in submission.folder.iterdir()) if submission.folder.is_dir() else []
+            expected = ", ".join(f"{nb}.ipynb" for nb in notebook_ids(coursedir, assignment))
+            reason = f"no {expected} in the submission (it holds: {', '.join(found) or 'nothing'})"
         if reason is not None:
             reason = reason.replace(f"{root}{os.sep}", "")  # paths as the course sees them, whatever its folder
             record_refused(coursedir, submission, assignment, reason)

@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
 ASSIGNMENT = "code"
 HONEST = ("right", "wrong", "blank")
-BROKEN = ("corrupt", "duplicated")
+BROKEN = ("corrupt", "duplicated", "renamed")
 
 NO_SHIFT_SOFTMAX = '''def softmax(z, T=1.0):
     z = np.asarray(z, dtype=np.float64) / T
@@ -107,6 +107,9 @@ def make_course(folder: Path) -> Path:
     path.parent.mkdir(parents=True)
     path.write_bytes(b'{"cells": [ this is not json \xff')
     (path.parent / "timestamp.txt").write_text("2030-01-01 12:00:00.000000 UTC\n")
+    renamed = submitted(folder, "renamed").with_name("my answers.ipynb")
+    renamed.parent.mkdir(parents=True)
+    nbformat.write(right, renamed)
     return folder
 
 
@@ -162,27 +165,34 @@ def built_once(shared_dir: Path, name: str, build) -> Path:
 
 
 @pytest.fixture(scope="session")
-def built(shared_dir) -> Path:
-    """Built once: a course with submissions; ``reading-maths grade --json`` of the honest ones; a pristine
-    copy of the course; then one ``reading-maths autograde code`` in ``course/``."""
+def prepared(shared_dir) -> Path:
+    """Built once: a course with submissions, and ``reading-maths grade --json`` of the honest ones."""
     def build(target: Path) -> None:
         course = make_course(target / "course")
         paths = [str(submitted(course, s)) for s in HONEST]
         data = json.loads(reading_maths(course, "grade", "--json", *paths).stdout)
         (target / "expected.json").write_text(json.dumps(dict(zip(HONEST, data, strict=True))))
-        shutil.copytree(course, target / "pristine")
+
+    return built_once(shared_dir, "autograde-prepared", build)
+
+
+@pytest.fixture(scope="session")
+def built(shared_dir, prepared) -> Path:
+    """Built once: a copy of the prepared course after one ``reading-maths autograde code``."""
+    def build(target: Path) -> None:
+        course = copy_course(prepared / "course", target / "course")
         before = hashes(course / "submitted")
         done = reading_maths(course, "autograde", ASSIGNMENT, "--jobs", "2")
         (target / "run.json").write_text(json.dumps({"before": before, "stdout": done.stdout,
                                                      "stderr": done.stderr}))
 
-    return built_once(shared_dir, "autograde-course", build)
+    return built_once(shared_dir, "autograde-graded", build)
 
 
 @pytest.fixture(scope="session")
-def expected(built) -> dict[str, dict]:
+def expected(prepared) -> dict[str, dict]:
     """``reading-maths grade --json`` of the honest submissions, student -> JSON result."""
-    return json.loads((built / "expected.json").read_text())
+    return json.loads((prepared / "expected.json").read_text())
 
 
 @pytest.fixture(scope="session")
@@ -250,7 +260,8 @@ def test_broken_submissions_get_zero_with_a_comment(graded):
     assert "submitted/corrupt/code/code.ipynb is not" in corrupt and str(course) not in corrupt
     # the others were graded, and the summary names the refused ones
     assert all((course / "autograded" / s / ASSIGNMENT / f"{ASSIGNMENT}.ipynb").is_file() for s in HONEST)
-    assert "corrupt, duplicated" in run["stderr"]
+    assert "no code.ipynb in the submission (it holds: my answers.ipynb)" in comments(course, "renamed")["adam-answer"]
+    assert "corrupt, duplicated, renamed" in run["stderr"]
     for student in (*HONEST, *BROKEN):
         assert student in run["stdout"]
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:  # nbgrader's timestamp is kept
@@ -291,8 +302,8 @@ def test_rerun_is_idempotent(graded, tmp_path):
 # --- stock nbgrader autograde (the hidden test cells call reading_maths.in_kernel) --------------------
 
 
-def test_stock_nbgrader_autograde_agrees(built, tmp_path, expected):
-    course = copy_course(built / "pristine", tmp_path / "course")
+def test_stock_nbgrader_autograde_agrees(prepared, tmp_path, expected):
+    course = copy_course(prepared / "course", tmp_path / "course")
     for student in BROKEN:
         shutil.rmtree(course / "submitted" / student)  # nbgrader aborts the whole batch on the duplicated one
     nbgrader(course, "autograde", ASSIGNMENT, "--create", "--force", "--log-level=WARN")
