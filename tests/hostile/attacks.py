@@ -36,6 +36,10 @@ class Attack:
 # A wrong softmax many attacks carry as their "honest content": right shape, wrong values, scores 0.
 WRONG = "import numpy as np\ndef softmax(z, T=1.0):\n    return np.zeros_like(np.asarray(z, dtype=float))\n"
 
+# Call-level hangs strike only when the grader calls (not in the notebook's own public-check cell),
+# so each costs one timeout rather than two.
+GRADER_ONLY = "import sys\ndef _by_grader():\n    return not sys._getframe(2).f_code.co_filename.startswith('<cell')\n"
+
 # Where the course is on the host, as an attacker inside the sandbox would guess it.
 COURSE = "import os, reading_maths\nCOURSE = os.path.dirname(os.path.dirname(reading_maths.__file__))\n"
 
@@ -344,11 +348,13 @@ if os.fork() == 0:
     os._exit(0)
 os.wait()
 ''', "a double-forked, setsid daemon that later writes into the course and sleeps", isolated=True),
-    "ignore_signals": Attack('''
+    "ignore_signals": Attack(GRADER_ONLY + '''
 import signal, time
 for s in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGALRM, signal.SIGXCPU):
     signal.signal(s, signal.SIG_IGN)
 def softmax(z, T=1.0):
+    if not _by_grader():
+        return 0.0
     while True:
         time.sleep(0.1)
 ''', "ignoring catchable signals and sleeping forever in the call"),
@@ -359,8 +365,10 @@ def softmax(z, T=1.0):
 while True:
     pass
 ''', "an endless loop at cell level"),
-    "infinite_loop_call": Attack('''
+    "infinite_loop_call": Attack(GRADER_ONLY + '''
 def softmax(z, T=1.0):
+    if not _by_grader():
+        return 0.0
     while True:
         pass
 ''', "an endless loop inside the call"),
@@ -378,9 +386,11 @@ hog = []
 while True:
     hog.append(bytearray(50 * 2**20))
 ''', "a list growing until memory runs out, at cell level and in the call"),
-    "fork_bomb": Attack('''
+    "fork_bomb": Attack(GRADER_ONLY + '''
 import os
 def softmax(z, T=1.0):
+    if not _by_grader():
+        return 0.0
     while True:
         try:
             os.fork()
