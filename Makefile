@@ -34,3 +34,5 @@ lint: $(STAMP)
 
 clean:
 	rm -rf $(VENV) autograded/* submitted feedback exchange gradebook.db
+
+bench: $(STAMP) system-packages ; $(BIN)/python benchmarks/run.py  # slow, not part of test: see benchmarks/README.md
