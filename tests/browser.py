@@ -85,9 +85,11 @@ def max_score(notebook: Path) -> float:
     return sum(m.get("points", 0) for m in grade_ids(notebook).values() if m.get("grade"))
 
 
-def submit(course: Path, student: str, assignment: str, answers: dict[str, str] | None = None) -> Path:
-    """Put a copy of the release notebook, with ``answers`` (grade_id -> cell source), under submitted/."""
-    nb = nbformat.read(course / "release" / assignment / f"{assignment}.ipynb", as_version=4)
+def submit(course: Path, student: str, assignment: str, template: Path,
+           answers: dict[str, str] | None = None) -> Path:
+    """Put a copy of ``template`` (an untouched release notebook), with ``answers`` (grade_id -> cell
+    source), under submitted/."""
+    nb = nbformat.read(template, as_version=4)
     for cell in nb.cells:
         gid = cell.metadata.get("nbgrader", {}).get("grade_id")
         if answers and gid in answers:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import re
+import shutil
 import textwrap
 from pathlib import Path
 
@@ -59,7 +60,11 @@ def course(tmp_path_factory, ctx):
     root = scratch / "course"
     b.copy_course(REPO, root)
     env = b.course_env(root, scratch)
-    b.generate(root, "code", env)
+    release = b.generate(root, "code", env)
+    # The student test edits and saves release/code/code.ipynb: submissions start from this copy.
+    pristine = scratch / "pristine" / "code.ipynb"
+    pristine.parent.mkdir()
+    shutil.copy2(release, pristine)
     return root, scratch, env
 
 
@@ -87,10 +92,10 @@ def shots():
 def graded(course):
     """Submissions and a gradebook: alice answered softmax, bob handed in the untouched notebook;
     bob also handed in ``proofs`` with a written answer, when that assignment exists."""
-    root, _, env = course
-    release = root / "release" / "code" / "code.ipynb"
-    b.submit(root, "alice", "code", {"softmax-answer": RIGHT_SOFTMAX})
-    b.submit(root, "bob", "code")
+    root, scratch, env = course
+    release = scratch / "pristine" / "code.ipynb"
+    b.submit(root, "alice", "code", release, {"softmax-answer": RIGHT_SOFTMAX})
+    b.submit(root, "bob", "code", release)
     tool = b.autograde(root, "code", env)
     done = {"code": b.autograded(root, "code")}
     points = {"code": b.max_score(release)}
@@ -98,7 +103,7 @@ def graded(course):
     if (root / "source" / "proofs" / "proofs.ipynb").is_file():
         proofs = b.generate(root, "proofs", env)
         manual = [g for g, m in b.grade_ids(proofs).items() if m.get("grade") and m.get("solution")]
-        b.submit(root, "bob", "proofs", {g: WRITTEN_ANSWER for g in manual})
+        b.submit(root, "bob", "proofs", proofs, {g: WRITTEN_ANSWER for g in manual})
         b.autograde(root, "proofs", env)
         done["proofs"] = b.autograded(root, "proofs")
         points["proofs"] = b.max_score(proofs)
@@ -242,6 +247,11 @@ def test_instructor_formgrader(lab, graded, ctx, shots):
     assert n_code == 2, graded["scores"]
     expect(row.locator("td").nth(8)).to_have_text(str(n_code))
     shots(page, "instructor-01-manage-assignments")
+
+    # The gradebook is sensible: the untouched notebook scores 0, the right softmax scores more.
+    scores = graded["scores"]
+    assert scores[("code", "bob")][0] == 0, f"an untouched notebook scored: {scores} ({graded['tool']})"
+    assert scores[("code", "alice")][0] > 0, f"a right softmax scored nothing: {scores} ({graded['tool']})"
 
     # Manage Submissions: every student with the gradebook's score out of the notebook's points.
     row.locator("td").nth(8).get_by_role("link").click()
