@@ -62,6 +62,9 @@ def submission(folder: Path, name: str, attack: Attack | None, port: int, softma
     nb = nbformat.read(SOURCE, as_version=4)
     answer = next(c for c in nb.cells if grade_id(c) == "softmax-answer")
     if attack is not None:
+        # the adam grader makes ~1600 callback round trips, most of a notebook's grading time: attack
+        # notebooks leave adam out (honest content 0), the canaries keep it
+        next(c for c in nb.cells if grade_id(c) == "adam-answer").source = "# adam: not attempted\n"
         code = attack.code.replace("{port}", str(port)).strip() + "\n"
         if attack.where == "softmax":
             answer.source = code
@@ -324,10 +327,11 @@ def test_an_attack_gains_nothing(batch, name):
     result = batch["results"][f"attack_{name}"]
     got = scores(result)
     assert got["softmax"][0] <= attack.softmax_max, (attack.why, result["questions"][0])
+    assert got["adam"][0] == 0, "adam is not attempted in attack notebooks"
+    honest = {q: s for q, s in got.items() if q not in ("softmax", "adam")}
     if attack.others_full:
-        others = {q: s for q, s in got.items() if q != "softmax"}
-        assert all(score == full for score, full in others.values()), (attack.why, others, result["errors"])
-    assert result["score"] <= attack.softmax_max + sum(full for q, (_, full) in got.items() if q != "softmax")
+        assert all(score == full for score, full in honest.values()), (attack.why, honest, result["errors"])
+    assert result["score"] <= attack.softmax_max + sum(full for _, full in honest.values())
 
 
 def test_canaries_score_as_they_do_alone(batch, canaries_alone):

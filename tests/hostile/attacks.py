@@ -7,8 +7,10 @@ a submission at test time, grades them all in one batch and checks that none gai
 
 What an attack is allowed to earn is its *honest content*: ``softmax_max`` is the most its softmax
 question may score (0 for every attack here: none carries a right softmax), and ``others_full``
-says whether the three untouched answers must still score full marks (they must, unless the attack
-sabotages the student's own process for every question).  ``isolated`` marks attacks that are only
+says whether the untouched honest answers (attention and adam_step; the test leaves adam out of
+attack notebooks to keep the batch quick) must still score full marks: they must, unless the attack
+sabotages the student's own process for every question.  That check is what catches an attack
+spilling onto other questions or onto the notebook graded beside it.  ``isolated`` marks attacks that are only
 contained by the full sandbox (another uid, namespaces, hidden course files): in the degraded mode
 they would succeed by design, so they are skipped there.
 
