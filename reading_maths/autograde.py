@@ -417,10 +417,10 @@ def summary(outcomes: list[Outcome], assignment: str):
 
     questions = list(dict.fromkeys(q for o in outcomes for q in o.scores))
     table = Table(title=f"autograde {assignment}: {len(outcomes)} submission(s)")
-    table.add_column("student")
+    table.add_column("student", overflow="fold")
     for q in questions:
-        table.add_column(q, justify="right")
-    table.add_column("total", justify="right")
+        table.add_column(q, justify="right", overflow="fold")  # long question ids wrap rather than vanish
+    table.add_column("total", justify="right", no_wrap=True)
     table.add_column("note")
     for o in outcomes:
         cells = ["—" if o.scores.get(q) is None else f"{o.scores[q]:g}" for q in questions]
