@@ -371,6 +371,13 @@ def report(args, figures: dict, problems: list[str], prof: dict, plan: dict) -> 
         f"min {min(ot['times']):.1f} s, median {sorted(ot['times'])[len(ot['times']) // 2]:.1f} s, "
         f"max {max(ot['times']):.1f} s. `otter generate` itself: {ot['generate']:.1f} s (not counted)."),
         "",
+        (f"Of stock nbgrader's {per['nbgrader']:.2f} s per notebook, about "
+        f"{prof['imports_cold']['reading_maths.in_kernel']:.1f} s is each kernel importing "
+        "`reading_maths.in_kernel` (through `otter.test_files`, which imports all of Otter: pandas, nbconvert, "
+        "...); were that free, nbgrader would be at "
+        f"{per['nbgrader'] - prof['imports_cold']['reading_maths.in_kernel']:.2f} s per notebook and the ratio "
+        f"{(per['nbgrader'] - prof['imports_cold']['reading_maths.in_kernel']) / per['reading_maths']:.1f}x."),
+        "",
         (f"Setup not counted in any path: `nbgrader generate_assignment` ({figures['setup']['generate']:.1f} s), "
         "writing the submissions, copying the course."),
         "",
@@ -483,7 +490,7 @@ def main() -> None:
         prof = profile(base, right)
 
         (logs / "scores.json").write_text(json.dumps({"reading_maths": rm_scores, "nbgrader": nbg_scores,
-                                                      "otter": ot_scores, "profile": prof}, indent=1))
+                                                      "otter": ot_scores, "profile": prof, "figures": figures}, indent=1))
         text = report(args, figures, problems, prof, plan)
         args.out.write_text(text)
         print(text)
