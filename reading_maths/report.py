@@ -159,7 +159,8 @@ def gather(root: Path, only: str | None = None) -> ReportData:
                     for grade in notebook.grades:
                         points = float(grade.max_score or 0)
                         question_max[a][grade.name] = points
-                        if grade.score is not None and points > 0:
+                        ungraded = grade.needs_manual_grade and grade.manual_score is None
+                        if grade.score is not None and points > 0 and not ungraded:
                             fractions[a].setdefault(grade.name, []).append(float(grade.score) / points)
                     for comment in notebook.comments:
                         seen |= mistakes_in_comment(comment.comment or "", root, a)
