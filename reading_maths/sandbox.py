@@ -186,13 +186,23 @@ def _bwrap_works() -> bool:
         return False
     probe = Sandbox("bwrap")
     scratch = probe.new_scratch()
+    argv = [sys.executable, "-I", "-c", "import os; assert os.getuid() == 65534"]
+    # A failed probe is retried for a while: one transient failure (seen on a machine loaded with
+    # concurrent sandboxes) must not silently degrade the sandbox of a whole grading run.
+    deadline = time.monotonic() + 20
     try:
-        argv = [sys.executable, "-I", "-c", "import os; assert os.getuid() == 65534"]
-        done = subprocess.run(probe.command(scratch, argv), env=probe.environment(scratch),
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=30, check=False)
-        return done.returncode == 0
-    except (OSError, subprocess.TimeoutExpired):
-        return False
+        while True:
+            try:
+                done = subprocess.run(probe.command(scratch, argv), env=probe.environment(scratch),
+                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=30,
+                                      check=False)
+                if done.returncode == 0:
+                    return True
+            except (OSError, subprocess.TimeoutExpired):
+                pass
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(1.0)
     finally:
         remove_scratch(scratch)
 
