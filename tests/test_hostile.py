@@ -163,26 +163,31 @@ def leftovers() -> list[str]:
 
 
 def reap_and_kill() -> None:
+    """Kill what the batch left behind, reap the orphans it handed to this process, stop being a subreaper."""
     for line in leftovers():
         try:
             os.kill(int(line.split()[0]), signal.SIGKILL)
         except OSError:
             pass
-    while True:
-        try:
-            pid, _ = os.waitpid(-1, os.WNOHANG)
-        except ChildProcessError:
-            return
-        if pid == 0:
-            time.sleep(0.05)
-            if not leftovers():
-                return
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        mine = [pid for pid, info in processes().items() if info["ppid"] == os.getpid()]
+        for pid in mine:
+            try:
+                os.waitpid(pid, os.WNOHANG)
+            except ChildProcessError:
+                pass
+        if not mine:
+            break
+        time.sleep(0.05)
+    set_subreaper(False)
 
 
-def become_subreaper() -> None:
+def set_subreaper(on: bool) -> None:
+    """Make this process adopt orphans, so nothing the batch leaves behind can hide by being reparented."""
     if sys.platform.startswith("linux"):
         PR_SET_CHILD_SUBREAPER = 36
-        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, int(on), 0, 0, 0)
 
 
 class Listener:
@@ -242,7 +247,7 @@ def batch(tmp_path_factory):
     submission(subs, "zz_canary_wrong", None, listener.port, softmax=WRONG_CANARY)
     plant_traps(subs)
 
-    become_subreaper()
+    set_subreaper(True)
     course_before, subs_before = snapshot(ROOT, SKIP_TREE), snapshot(subs)
     markers_before = host_markers()
     procs_before = set(leftovers())
