@@ -1,10 +1,12 @@
 """Starting the student's process: bubblewrap namespaces, another uid, rlimits, a private scratch.
 
 As root on Linux with ``bwrap`` installed, the child runs in new PID, network, IPC and UTS
-namespaces, as uid/gid 65534 (nobody) with no new privileges and no capabilities, seeing only
-``/usr``, the Python installation read-only and its own scratch folder (its HOME and working
-directory) writable.  Elsewhere it degrades, loudly, to a plain subprocess with the same rlimits;
-``require=True`` refuses instead.
+namespaces, as an unprivileged uid of its own with no new privileges and no capabilities, seeing
+only ``/usr`` and the Python installation read-only, and a small private tmpfs (its HOME and working
+directory) writable; nothing it writes reaches the host's disk.  Each grading process gives its
+sandboxes a uid of their own (not root, not in /etc/passwd), so one student's fork bomb exhausts
+only its own process limit.  Elsewhere it degrades, loudly, to a plain subprocess with the same
+rlimits; ``require=True`` refuses instead.
 """
 
 from __future__ import annotations
@@ -23,7 +25,13 @@ from pathlib import Path
 
 import reading_maths
 
-NOBODY = 65534
+UID_BASE, UID_SPAN = 200_000, 50_000
+SCRATCH_BYTES = 64 << 20
+
+
+def sandbox_uid() -> int:
+    """The unprivileged uid this grading process runs its sandboxes as (one per worker process)."""
+    return UID_BASE + os.getpid() % UID_SPAN
 
 
 class SandboxUnavailable(RuntimeError):
@@ -72,13 +80,9 @@ class Sandbox:
         return self.mode == "bwrap"
 
     def new_scratch(self) -> Path:
-        """A private, empty working folder the child may write to."""
+        """A private, empty host folder: the child's HOME when degraded (the sandbox uses a tmpfs)."""
         scratch = Path(tempfile.mkdtemp(prefix="reading-maths-"))
-        if self.isolated:
-            os.chown(scratch, NOBODY, NOBODY)
         (scratch / "home").mkdir()
-        if self.isolated:
-            os.chown(scratch / "home", NOBODY, NOBODY)
         return scratch
 
     def command(self, scratch: Path, argv: list[str]) -> list[str]:
@@ -86,7 +90,8 @@ class Sandbox:
             return argv
         cmd = ["bwrap", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
                "--unshare-cgroup-try", "--die-with-parent", "--new-session",
-               "--ro-bind", "/usr", "/usr", "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+               "--ro-bind", "/usr", "/usr", "--proc", "/proc", "--dev", "/dev",
+               "--size", str(SCRATCH_BYTES), "--tmpfs", "/tmp"]
         for name in ("lib", "lib64", "bin", "sbin"):
             if os.path.islink(f"/{name}"):
                 cmd += ["--symlink", os.readlink(f"/{name}"), f"/{name}"]
@@ -99,8 +104,10 @@ class Sandbox:
                     made.add(parent)
         for path in binds[:-1]:
             cmd += ["--ro-bind", str(path), str(path)]
-        cmd += ["--bind", str(scratch), "/work/scratch", "--chdir", "/work/scratch/home", "--clearenv",
-                "/usr/bin/setpriv", "--reuid", str(NOBODY), "--regid", str(NOBODY), "--clear-groups",
+        uid = str(sandbox_uid())
+        cmd += ["--perms", "0777", "--size", str(SCRATCH_BYTES), "--tmpfs", "/work/scratch",
+                "--perms", "0777", "--dir", "/work/scratch/home", "--chdir", "/work/scratch/home", "--clearenv",
+                "/usr/bin/setpriv", "--reuid", uid, "--regid", uid, "--clear-groups",
                 "--no-new-privs", "--bounding-set", "-all", "--inh-caps", "-all", "--"]
         return cmd + argv
 
@@ -186,7 +193,7 @@ def _bwrap_works() -> bool:
         return False
     probe = Sandbox("bwrap")
     scratch = probe.new_scratch()
-    argv = [sys.executable, "-I", "-c", "import os; assert os.getuid() == 65534"]
+    argv = [sys.executable, "-I", "-c", f"import os; assert os.getuid() == {sandbox_uid()}"]
     # A failed probe is retried for a while: one transient failure (seen on a machine loaded with
     # concurrent sandboxes) must not silently degrade the sandbox of a whole grading run.
     deadline = time.monotonic() + 20

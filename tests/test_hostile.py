@@ -40,7 +40,7 @@ from hostile.attacks import ATTACKS, Attack
 
 from reading_maths import wire
 from reading_maths.notebook import grade_id
-from reading_maths.sandbox import choose
+from reading_maths.sandbox import UID_BASE, UID_SPAN, choose
 
 CLI = [sys.executable, "-m", "reading_maths.cli"]
 SOURCE = ROOT / "source" / "code" / "code.ipynb"
@@ -136,9 +136,14 @@ def processes() -> dict[int, dict]:
     return table
 
 
+def sandboxed(uid: int) -> bool:
+    """A uid sandboxes run as (see reading_maths.sandbox.sandbox_uid), or nobody's."""
+    return uid == 65534 or UID_BASE <= uid < UID_BASE + UID_SPAN
+
+
 def leftovers() -> list[str]:
     """Processes left behind by the batch: descendants of this (subreaper) process, marker command
-    lines, and processes of uid 65534 with no living grader above them."""
+    lines, and processes of a sandbox uid with no living grader above them."""
     table = processes()
     me = os.getpid()
 
@@ -155,8 +160,8 @@ def leftovers() -> list[str]:
             continue
         ancestors = chain(pid)[1:]
         ours = me in ancestors
-        orphan = info["uid"] == 65534 and all(table[a]["uid"] == 65534 or "bwrap" in table[a]["cmdline"]
-                                              for a in ancestors)
+        orphan = sandboxed(info["uid"]) and all(sandboxed(table[a]["uid"]) or "bwrap" in table[a]["cmdline"]
+                                                for a in ancestors)
         if ours or orphan or "rm-hostile" in info["cmdline"]:
             found.append(f"{pid} uid={info['uid']} {info['cmdline'][:120]}")
     return found
@@ -299,7 +304,7 @@ def suspicious(paths: list[str]) -> list[str]:
         except OSError:
             found.append(f"{path} (deleted)")
             continue
-        if owner == 65534 or marked or any(n in file.name for n in SUSPICIOUS_NAMES):
+        if sandboxed(owner) or marked or any(n in file.name for n in SUSPICIOUS_NAMES):
             found.append(path)
     return found
 

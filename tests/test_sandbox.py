@@ -9,7 +9,7 @@ import pytest
 
 from reading_maths import wire
 from reading_maths.graderkit import CallTimeout, ProcessDied, StudentError
-from reading_maths.sandbox import Sandbox, choose
+from reading_maths.sandbox import Sandbox, choose, sandbox_uid
 from reading_maths.session import Cell, StudentSession
 
 from conftest import ROOT
@@ -30,10 +30,10 @@ def probe(code: str):
 
 
 @needs_isolation
-def test_student_code_runs_as_nobody_with_no_capabilities():
+def test_student_code_runs_as_an_unprivileged_uid_with_no_capabilities():
     status = probe("probe = open('/proc/self/status').read()")
     uid_line = next(line for line in status.splitlines() if line.startswith("Uid:"))
-    assert uid_line.split()[1:] == ["65534"] * 4
+    assert uid_line.split()[1:] == [str(sandbox_uid())] * 4 and sandbox_uid() >= 1000
     assert "CapEff:\t0000000000000000" in status
     assert "NoNewPrivs:\t1" in status
 
@@ -57,6 +57,18 @@ def test_no_network_and_own_pid_namespace():
         "probe = (net, len([p for p in os.listdir('/proc') if p.isdigit()]) < 10)"
     )
     assert seen[0] != "open" and seen[1] is True
+
+
+@needs_isolation
+def test_scratch_is_a_small_private_tmpfs():
+    seen = probe(
+        "import os\n"
+        "try:\n"
+        "    for i in range(5):\n        open(f'part{i}', 'wb').write(b'0' * (20 << 20))\n"
+        "    probe = 'wrote 100 MB'\n"
+        "except OSError as e:\n    probe = (os.getcwd(), e.errno)"
+    )
+    assert seen == ("/work/scratch/home", 28)  # ENOSPC: the 64 MiB tmpfs is full, the host disk untouched
 
 
 def test_a_hanging_cell_is_skipped_and_later_cells_still_run():
@@ -120,15 +132,14 @@ def test_unencodable_values_and_subclasses_arrive_as_plain_data():
 
 @needs_isolation
 def test_no_process_outlives_the_session(tmp_path):
-    marker = "reading-maths-daemon-test"
     code = ("import subprocess\n"
-            f"subprocess.Popen(['sleep', '300'], start_new_session=True, env={{'X': '{marker}'}})\n"
+            f"subprocess.Popen(['sleep', '314.159'], start_new_session=True)\n"
             "probe = 1")
     with session(code):
         pass
     time.sleep(0.3)
     ps = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True, check=True).stdout
-    assert not [line for line in ps.splitlines() if line.strip() == "sleep 300"]
+    assert not [line for line in ps.splitlines() if line.strip() == "sleep 314.159"]
 
 
 @pytest.mark.parametrize("bad", [
