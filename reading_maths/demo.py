@@ -546,9 +546,11 @@ def run_class(work: Path, students: list[Student], assignment_ids: list[str], *,
     timed("reading-maths autograde", autograde)
 
     def feedback() -> None:
-        for a in assignment_ids:
-            nbg.run("generate_feedback", a)
-            nbg.run("release_feedback", a)
+        # one process per assignment (nbgrader renders the HTML one notebook after the other)
+        from concurrent.futures import ProcessPoolExecutor
+
+        with ProcessPoolExecutor(max_workers=min(len(assignment_ids), os.cpu_count() or 1)) as pool:
+            list(pool.map(_feedback, [work] * len(assignment_ids), assignment_ids))
     timed("nbgrader generate_feedback + release_feedback", feedback)
     timed("nbgrader export", lambda: nbgrader(work, "export", f"--to={work / 'grades.csv'}"))
 
@@ -558,6 +560,14 @@ def run_class(work: Path, students: list[Student], assignment_ids: list[str], *,
         build_report(work, work / "reports")
     timed("reading-maths report", report)
     return timings
+
+
+def _feedback(work: Path, assignment: str) -> None:
+    """``nbgrader generate_feedback A`` then ``nbgrader release_feedback A``."""
+    os.environ["PATH"] = _env(work)["PATH"]
+    nbg = Instructor(work)
+    nbg.run("generate_feedback", assignment)
+    nbg.run("release_feedback", assignment)
 
 
 def _set_duedate(nbg: Instructor, assignment: str, due: str) -> None:
