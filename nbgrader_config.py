@@ -13,6 +13,10 @@ c.CourseDirectory.db_url = f"sqlite:///{HERE / 'gradebook.db'}"
 # nbgrader's default exchange is under /usr/local/share and needs root: keep it inside the course.
 c.Exchange.root = str(HERE / "exchange")
 c.Exchange.path_includes_course = True
+(HERE / "exchange").mkdir(exist_ok=True)  # formgrader warns when the exchange folder is missing
+
+# Validate runs every cell with tests: the public check cells too, not only the (hidden) grade cells.
+c.Validator.validate_all = True
 
 # What replaces the solutions in the students' copies.
 c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
