@@ -230,6 +230,8 @@ class StudentSession:
 
     def interruption(self) -> tuple[str, str] | None:
         """``(status, message)`` once the current question's calls can no longer be answered."""
+        if self._interruption is None and self.start_error:
+            return ("error", f"not graded: {self.start_error}")
         return self._interruption
 
     def call(self, name: str, args: tuple, kwargs: dict) -> tuple[Any, Any]:
