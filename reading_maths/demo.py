@@ -252,7 +252,9 @@ class ClassBuilder:
         return result
 
 
-def fill(nb: nbformat.NotebookNode, answers: list[Answer], manual: dict[str, str] | None = None) -> nbformat.NotebookNode:
+def fill(
+    nb: nbformat.NotebookNode, answers: list[Answer], manual: dict[str, str] | None = None
+) -> nbformat.NotebookNode:
     """A copy of a release notebook with the answers written into its answer cells."""
     nb = nbformat.from_dict(nb)
     code = {g: s for a in answers for g, s in a.cells.items()}
@@ -320,7 +322,7 @@ def choose_answers(student: Student, index: int, pool: dict[str, dict[str, list[
     """The answers one student writes, by profile (deterministic)."""
     rng = random.Random(f"{student.id}-{sorted(pool)}")
     chosen: list[Answer] = []
-    for qi, (question, answers) in enumerate(pool.items()):
+    for qi, answers in enumerate(pool.values()):
         right, wrong = answers["right"], answers["wrong"]
         if student.profile in ("blank",):
             continue

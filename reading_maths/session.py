@@ -101,7 +101,7 @@ def _write_back(args: tuple, after: Any) -> None:
     """Make in-place changes the student's code made to array arguments visible here too."""
     if not isinstance(after, list) or len(after) != len(args):
         return
-    for mine, theirs in zip(args, after):
+    for mine, theirs in zip(args, after, strict=True):
         if not isinstance(mine, np.ndarray) or not mine.flags.writeable:
             continue
         if isinstance(theirs, np.ndarray) and theirs.shape == mine.shape:
@@ -205,7 +205,7 @@ class StudentSession:
         self.start()
         return self
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     # -- what graders see ------------------------------------------------------------------------
@@ -257,7 +257,8 @@ class StudentSession:
                 elif event == "return":
                     return wire.decode(message.get("value")), wire.decode(message.get("args"))
                 elif event == "raise":
-                    raise StudentError(str(message.get("type", "Exception"))[:80], str(message.get("message", ""))[:500])
+                    kind, text = str(message.get("type", "Exception"))[:80], str(message.get("message", ""))[:500]
+                    raise StudentError(kind, text)
         except ChildGone as gone:
             self._stop_child()
             if gone.timed_out:

@@ -10,10 +10,9 @@ import warnings
 import numpy as np
 import pytest
 
+from conftest import ROOT
 from reading_maths.course import Assignment
 from reading_maths.graderkit import reference
-
-from conftest import ROOT
 
 CORPORA = sorted((ROOT / "tests" / "corpora").glob("*/*.py"))
 
@@ -36,7 +35,8 @@ def _catalogue():
         grader = Assignment(path.parent.name, ROOT).grader(path.stem)
         if len(grader.names) == 1:
             for mistake in grader.mistakes:
-                yield pytest.param(path.parent.name, path.stem, mistake, id=f"{path.parent.name}/{path.stem}/{mistake.name}")
+                case_id = f"{path.parent.name}/{path.stem}/{mistake.name}"
+                yield pytest.param(path.parent.name, path.stem, mistake, id=case_id)
 
 
 @pytest.mark.parametrize("assignment, question, env", _entries("RIGHT"))

@@ -9,10 +9,9 @@ import xml.etree.ElementTree as ET
 import nbformat
 import pytest
 
+from conftest import ROOT
 from reading_maths.course import assignments
 from reading_maths.notebook import grade_id
-
-from conftest import ROOT
 
 CLI = [sys.executable, "-m", "reading_maths.cli"]
 SOURCE = ROOT / "source" / "code" / "code.ipynb"

@@ -35,9 +35,9 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from conftest import ROOT
 from hostile.attacks import ATTACKS, Attack
 
+from conftest import ROOT
 from reading_maths import wire
 from reading_maths.notebook import grade_id
 from reading_maths.sandbox import UID_BASE, UID_SPAN, choose

@@ -4,8 +4,8 @@ import warnings
 
 import numpy as np
 import pytest
-from conftest import ROOT
 
+from conftest import ROOT
 from reading_maths import answers
 from reading_maths.answers import (
     AnswerFormatError,
@@ -65,7 +65,8 @@ def test_shape_forgives_spelling(value):
 
 
 @pytest.mark.parametrize("value, expected", [
-    (("n", "d_k"), ("n", "d_k")), (("n", "dk"), ("n", "d_k")), ("(N, D_K)", ("n", "d_k")), (("n", "d_{k}"), ("n", "d_k")),
+    (("n", "d_k"), ("n", "d_k")), (("n", "dk"), ("n", "d_k")),
+    ("(N, D_K)", ("n", "d_k")), (("n", "d_{k}"), ("n", "d_k")),
     ("J", ("J",)), (("J",), ("J",)), ("(J,)", ("J",)), ("N_z", ("J",)),
     ((), ()), ([], ()), ("()", ()), ("scalar", ()), ("Scalar", ()),
 ])

@@ -5,11 +5,10 @@ import shutil
 
 import pytest
 
+from conftest import ROOT
 from reading_maths.course import assignments
 from reading_maths.notebook import is_test_cell, nbgrader_meta, read_notebook
 from reading_maths.release import release
-
-from conftest import ROOT
 
 ASSIGNMENTS = [a.id for a in assignments(ROOT)]
 

@@ -7,12 +7,11 @@ import time
 import numpy as np
 import pytest
 
+from conftest import ROOT
 from reading_maths import wire
 from reading_maths.graderkit import CallTimeout, ProcessDied, StudentError
 from reading_maths.sandbox import Sandbox, choose, sandbox_uid
 from reading_maths.session import Cell, StudentSession
-
-from conftest import ROOT
 
 SANDBOX = choose()
 needs_isolation = pytest.mark.skipif(not SANDBOX.isolated, reason="full sandbox needs root and bubblewrap")
@@ -133,7 +132,7 @@ def test_unencodable_values_and_subclasses_arrive_as_plain_data():
 @needs_isolation
 def test_no_process_outlives_the_session(tmp_path):
     code = ("import subprocess\n"
-            f"subprocess.Popen(['sleep', '314.159'], start_new_session=True)\n"
+            "subprocess.Popen(['sleep', '314.159'], start_new_session=True)\n"
             "probe = 1")
     with session(code):
         pass

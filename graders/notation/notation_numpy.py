@@ -52,7 +52,8 @@ Q = {n: Question(n, getattr(REF, n), MISTAKES[n]) for n in MISTAKES}
 
 def _inputs(fname, rng):
     """Random asymmetric inputs for one function: odd sizes, n ≠ m ≠ d_k, so shape slips show."""
-    v = lambda k: rng.normal(size=k)
+    def v(k):
+        return rng.normal(size=k)
     if fname in ("dot", "reparam"):
         k = int(rng.integers(3, 9))
         return (v(k), v(k)) if fname == "dot" else (v(k), np.abs(v(k)) + 0.1, v(k))

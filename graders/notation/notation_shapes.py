@@ -34,7 +34,7 @@ def _diagnose(given, expected):
         return "The dimensions are right but in the wrong order: rows first, then columns."
     for swap, why in (({"n": "m", "m": "n"}, "n counts queries, m counts keys (and values)."),
                       ({"d_k": "d_v", "d_v": "d_k"}, "d_k belongs to queries and keys, d_v to values.")):
-        if any(swap.get(d) == e for d, e in zip(given, expected)):
+        if any(swap.get(d) == e for d, e in zip(given, expected, strict=False)):
             return f"Check which dimension is which: {why}"
     if len(given) != len(expected):
         return "The number of dimensions is off: a scalar is (), a vector has one name, a matrix two."
@@ -45,7 +45,8 @@ def _case(item):
     def case(shapes):
         given = read_answers(shapes, SPEC, parse_shape, "shapes").require(item)
         expected = KEY[item]
-        assert given == expected, " ".join(filter(None, [f"shapes[{item!r}]:", _diagnose(given, expected), TEACH[item]]))
+        message = [f"shapes[{item!r}]:", _diagnose(given, expected), TEACH[item]]
+        assert given == expected, " ".join(filter(None, message))
     return case
 
 

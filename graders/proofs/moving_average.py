@@ -56,9 +56,10 @@ def text_example(moving_average):
 @test_case(points=1, hidden=True)
 def random_arrays(moving_average):
     rng = hidden_rng(SEED, "random_arrays")
-    for n in range(4):
+    for _ in range(4):
         g = rng.normal(0, 3, size=rng.integers(2, 6))
-        q.check(moving_average, g, float(rng.uniform(0.5, 0.99)), int(rng.integers(3, 25)), label="a hidden array of gradients")
+        beta1, t = float(rng.uniform(0.5, 0.99)), int(rng.integers(3, 25))
+        q.check(moving_average, g, beta1, t, label="a hidden array of gradients")
 
 
 @test_case(points=1, hidden=True)
