@@ -14,8 +14,8 @@ from xml.etree import ElementTree as ET
 import nbformat
 import pytest
 import yaml
-from conftest import ROOT
 
+from conftest import ROOT
 from reading_maths.course import Assignment
 from reading_maths.demo import ClassBuilder, fill
 

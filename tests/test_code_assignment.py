@@ -11,8 +11,8 @@ import warnings
 import nbformat
 import numpy as np
 import pytest
-from conftest import ROOT
 
+from conftest import ROOT
 from reading_maths.course import Assignment
 from reading_maths.graderkit import reference
 from reading_maths.notebook import SOLUTION_MARKERS, grade_id, nbgrader_meta, read_notebook

@@ -11,8 +11,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import ROOT
 
+from conftest import ROOT
 from reading_maths import demo
 from reading_maths.report import build_report, db_url
 

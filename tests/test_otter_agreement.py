@@ -40,8 +40,8 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from conftest import ROOT
 
+from conftest import ROOT
 from reading_maths.notebook import grade_id, is_test_cell
 
 SOURCE = ROOT / "source" / "code" / "code.ipynb"

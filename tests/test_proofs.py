@@ -5,8 +5,8 @@ import time
 
 import nbformat
 import pytest
-from conftest import ROOT
 
+from conftest import ROOT
 from reading_maths import proofblocks as pb
 from reading_maths import symbolic
 from reading_maths.course import Assignment

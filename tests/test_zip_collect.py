@@ -12,6 +12,7 @@ import zipfile
 from pathlib import Path
 
 import nbformat
+
 from conftest import ROOT
 
 STUDENTS = {
