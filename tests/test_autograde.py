@@ -276,9 +276,17 @@ def test_submitted_is_never_modified(graded):
 def test_feedback_and_export_work_unchanged(graded, tmp_path, expected):
     course = copy_course(graded[0], tmp_path / "course")
     nbgrader(course, "generate_feedback", ASSIGNMENT, "--force", "--log-level=WARN")
+    secrets = [line.strip() for line in (ROOT / "graders" / "code" / "softmax.py").read_text().splitlines()
+               if line.strip().startswith(("SEED", "def _", "REF ="))]
     for student in HONEST:
         html = (course / "feedback" / student / ASSIGNMENT / f"{ASSIGNMENT}.html").read_text()
         assert "softmax: " in html
+        assert not [s for s in secrets if s in html], "the feedback shows the hidden grader"
+    wrong = (course / "feedback" / "wrong" / ASSIGNMENT / f"{ASSIGNMENT}.html").read_text()
+    softmax = next(q for q in expected["wrong"]["questions"] if q["id"] == "softmax")
+    assert f"softmax: {softmax['score']:g} / {softmax['max_score']:g}" in wrong
+    assert "no-max-shift" in softmax["mistakes"]
+    assert "subtract" in wrong.lower(), "the targeted message about the max shift is in the student's feedback"
     nbgrader(course, "export", "--to", str(tmp_path / "grades.csv"), "--log-level=WARN")
     with open(tmp_path / "grades.csv", newline="") as fh:
         rows = {r["student_id"]: r for r in csv.DictReader(fh)}
