@@ -226,3 +226,34 @@ def grade(order: Sequence[str], puzzle: Puzzle) -> Grading:
     kept = longest_consistent_subsequence(order, puzzle.needs)
     edits = (len(order) - len(kept)) + (len(puzzle.needs) - len(kept))
     return Grading(edits, tuple(kept), len(puzzle.needs), first_problem(order, puzzle))
+
+
+def check_ordering(value: object, puzzle: Puzzle, name: str, points_needed: int) -> None:
+    """One partial-credit case of an ordering puzzle, as a grader file's test case runs it.
+
+    A puzzle with N true steps is graded by N one-point cases; case k passes when the submission is
+    within ``N - k`` edits of a correct proof, so the score is ``max(0, N - edits)`` points.  Raises
+    ``AssertionError`` with the feedback (the first step that does not follow, and the edit count)
+    when the case fails.
+
+    Parameters
+    ----------
+    value:
+        the student's answer (should be a list of step labels).
+    puzzle:
+        the puzzle's dependency graph and distractors.
+    name:
+        the student's variable name, for messages (e.g. ``"puzzle_m"``).
+    points_needed:
+        k: this case passes when ``edits <= N - k``.
+    """
+    shown = f"`{name}`"
+    if value is None:
+        raise AssertionError(f"{shown} is not defined: set it to a list of step labels.")
+    try:
+        order = read_submission(value, puzzle, shown)
+    except SubmissionError as exc:
+        raise AssertionError(str(exc)) from None
+    result = grade(order, puzzle)
+    if result.edits > len(puzzle.needs) - points_needed:
+        raise AssertionError(result.feedback())

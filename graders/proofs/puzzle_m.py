@@ -3,8 +3,8 @@
 The step texts are in the notebook (``puzzle_m_steps``, a read-only cell); what depends on what,
 and why each distractor is wrong, is grader knowledge and lives here.  Scoring: with N = 7 true
 steps and ``edits`` the Proof Blocks edit distance (reading_maths.proofblocks), case k (k = 1..N,
-one point each) passes when ``edits <= N - k``, so the score is ``max(0, N - edits)`` points,
-that is ``N * max(0, 1 - edits / N)``.
+one point each) passes when ``edits <= N - k`` (``check_ordering``), so the score is
+``max(0, N - edits)`` points, that is ``N * max(0, 1 - edits / N)``.
 """
 
 OK_FORMAT = False
@@ -13,7 +13,7 @@ name = "puzzle_m"
 from otter.test_files import test_case
 
 from reading_maths.graderkit import reference
-from reading_maths.proofblocks import Puzzle, SubmissionError, grade, read_submission
+from reading_maths.proofblocks import Puzzle, check_ordering
 
 REF = reference("proofs")
 
@@ -43,21 +43,12 @@ PUZZLE = Puzzle(
         "K": "check the power of β₁: the geometric sum has t terms, so what power appears?",
     },
 )
-STEPS = len(PUZZLE.needs)
 assert set(PUZZLE.labels) == set(REF.puzzle_m_steps), "the notebook's steps and the grader's DAG disagree"
 
 
 def _check(puzzle_m, points_needed: int) -> None:
-    """Pass when the ordering is within ``STEPS - points_needed`` edits of a correct proof."""
-    if puzzle_m is None:
-        raise AssertionError("`puzzle_m` is not defined: set it to a list of step labels.")
-    try:
-        order = read_submission(puzzle_m, PUZZLE, "`puzzle_m`")
-    except SubmissionError as exc:
-        raise AssertionError(str(exc)) from None
-    result = grade(order, PUZZLE)
-    if result.edits > STEPS - points_needed:
-        raise AssertionError(result.feedback())
+    """Pass when the ordering is within ``7 - points_needed`` edits of a correct proof."""
+    check_ordering(puzzle_m, PUZZLE, "puzzle_m", points_needed)
 
 
 @test_case(points=1, hidden=False)
