@@ -33,6 +33,7 @@ import re
 import sys
 import traceback
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -294,14 +295,29 @@ def find_submissions(coursedir: CourseDirectory, assignment: str, student: str |
 
 
 def grade_submissions(submissions: list[Submission], settings: Settings, root: Path, assignment: str,
-                      jobs: int = 0, progress: bool = True) -> dict[tuple[str, str], GradeResult]:
-    """Step 2: grade every submitted notebook in the sandbox, in parallel; keyed by (student, notebook id)."""
+                      jobs: int = 0, progress: bool = True,
+                      on_submission: Callable[[Submission, dict], None] | None = None,
+                      ) -> dict[tuple[str, str], GradeResult]:
+    """Step 2: grade every submitted notebook in the sandbox, in parallel; keyed by (student, notebook id).
+
+    ``on_submission(submission, results)`` runs as soon as all of a student's notebooks are graded,
+    so recording overlaps with the grading of the others.
+    """
     keys = [(s.student, nb) for s in submissions for nb in s.notebooks]
     paths = [s.notebooks[nb] for s in submissions for nb in s.notebooks]
-    if not paths:
-        return {}
-    results = grade_many(paths, settings, jobs=jobs, root=root, assignment=assignment, progress=progress)
-    return dict(zip(keys, results, strict=True))
+    owner = {s.student: s for s in submissions}
+    results: dict[tuple[str, str], GradeResult] = {}
+
+    def arrived(index: int, result: GradeResult) -> None:
+        results[keys[index]] = result
+        student = keys[index][0]
+        if on_submission and all((student, nb) in results for nb in owner[student].notebooks):
+            on_submission(owner[student], results)
+
+    if paths:
+        grade_many(paths, settings, jobs=jobs, root=root, assignment=assignment, progress=progress,
+                   on_result=arrived)
+    return results
 
 
 class _Collect(logging.Handler):
@@ -395,9 +411,9 @@ def autograde(root: Path, assignment: str, settings: Settings, *, student: str |
     root = Path(root).resolve()
     app, coursedir = open_course(root, assignment)
     submissions = find_submissions(coursedir, assignment, student)
-    results = grade_submissions(submissions, settings, root, assignment, jobs, progress)
-    outcomes = []
-    for submission in submissions:
+    refusals: dict[str, str | None] = {}
+
+    def settle(submission: Submission, results: dict) -> None:
         if submission.notebooks:
             reason = record(app, coursedir, submission, assignment, results)
         else:
@@ -407,8 +423,13 @@ def autograde(root: Path, assignment: str, settings: Settings, *, student: str |
         if reason is not None:
             reason = reason.replace(f"{root}{os.sep}", "")  # paths as the course sees them, whatever its folder
             record_refused(coursedir, submission, assignment, reason)
-        outcomes.append(read_back(coursedir, assignment, submission.student, reason))
-    return outcomes
+        refusals[submission.student] = reason
+
+    results = grade_submissions(submissions, settings, root, assignment, jobs, progress, on_submission=settle)
+    for submission in submissions:
+        if submission.student not in refusals:  # nothing to grade: settled here
+            settle(submission, results)
+    return [read_back(coursedir, assignment, s.student, refusals[s.student]) for s in submissions]
 
 
 def summary(outcomes: list[Outcome], assignment: str):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
@@ -36,8 +36,12 @@ def _grade_one(path: Path, settings: Settings, root: Path, assignment: str | Non
 
 
 def grade_many(paths: Iterable[Path], settings: Settings, *, jobs: int = 0, root: Path | None = None,
-               assignment: str | None = None, progress: bool = True) -> list[GradeResult]:
-    """Grade notebooks in parallel (``jobs`` processes; 0 = one per core), in the order given."""
+               assignment: str | None = None, progress: bool = True,
+               on_result: Callable[[int, GradeResult], None] | None = None) -> list[GradeResult]:
+    """Grade notebooks in parallel (``jobs`` processes; 0 = one per core), in the order given.
+
+    ``on_result(index, result)`` runs here as each notebook finishes, while the others are graded.
+    """
     paths = list(paths)
     root = root or course_root()
     jobs = jobs or os.cpu_count() or 1
@@ -54,5 +58,7 @@ def grade_many(paths: Iterable[Path], settings: Settings, *, jobs: int = 0, root
             except Exception as exc:  # noqa: BLE001 - a worker that died still yields a result
                 results[i] = failed_to_grade(paths[i], Assignment(assignment, root) if assignment else None,
                                              f"grading failed: {type(exc).__name__}")
+            if on_result is not None:
+                on_result(i, results[i])
             bar.advance(task)
     return [results[i] for i in range(len(paths))]
