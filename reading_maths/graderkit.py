@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import functools
+import inspect
 import io
 import os
 from collections.abc import Callable, Sequence
@@ -319,3 +320,43 @@ def reference(assignment: str) -> SimpleNamespace:
 def hidden_rng(seed: int, case: str) -> np.random.Generator:
     """A generator for one hidden case: the same numbers on every run, different per case."""
     return np.random.default_rng([seed, *case.encode()])
+
+
+# -- answers given as values: one case per item of a dict answer ---------------------------------
+
+def item_cases(question: str, variable: str, spec: Any, parse: Callable[..., Any], key: dict, teach: dict, *,
+               aliases: dict | None = None, explain: Callable[[Any, Any], str] | None = None,
+               one_to_one: bool = False) -> dict[str, Any]:
+    """One hidden one-point Otter case per item of the dict answer named ``variable``.
+
+    Each case reads the student's answer with :func:`reading_maths.answers.read_answers` (a
+    malformed answer gets its format message), and when the item's reading differs from ``key``
+    fails with ``teach[item]``, plus ``explain(given, expected)`` (a targeted hint) and, with
+    ``one_to_one``, a note when the same option was used for another item.  Use in a grader file
+    as ``globals().update(item_cases(name, ...))``.
+    """
+    from otter.test_files import test_case
+
+    from reading_maths.answers import read_answers
+
+    def judge(answer: Any, item: str) -> None:
+        reading = read_answers(answer, spec, parse, variable, *([aliases] if aliases else []))
+        given, expected = reading.require(item), key[item]
+        if given == expected:
+            return
+        lines = [f"{variable}[{item!r}]:", teach[item], explain(given, expected) if explain else ""]
+        shared = [k for k, v in reading.values.items() if v == given and k != item] if one_to_one else []
+        if shared:
+            lines.append(f"You also chose ({given}) for item {', '.join(shared)}; each option fits one item at most.")
+        raise AssertionError(" ".join(filter(None, lines)))
+
+    def case_for(item: str) -> Callable[..., None]:
+        def case(**names: Any) -> None:
+            judge(names[variable], item)
+
+        # Otter hands a case the notebook's names its parameters ask for: this one asks for `variable`.
+        case.__signature__ = inspect.Signature([inspect.Parameter(variable, inspect.Parameter.KEYWORD_ONLY)])
+        return case
+
+    return {f"case_{item}": test_case(name=f"{question}: {item}", points=1, hidden=True)(case_for(item))
+            for item in spec}

@@ -2,10 +2,9 @@
 OK_FORMAT = False
 name = "matching_code"
 
-from otter.test_files import test_case
 
 from reading_maths.answers import parse_letter, read_answers
-from reading_maths.graderkit import reference
+from reading_maths.graderkit import item_cases, reference
 
 REF = reference("matching")
 SPEC = REF.CODE_ITEMS
@@ -33,23 +32,5 @@ DISTRACTORS = {
 }
 
 
-def _check(match_code, item):
-    reading = read_answers(match_code, SPEC, parse_letter, "match_code")
-    given = reading.require(item)
-    if given == KEY[item]:
-        return
-    shared = [k for k, v in reading.values.items() if v == given and k != item]
-    lines = [f"match_code[{item}]: {TEACH[item]}", DISTRACTORS.get(given, "")]
-    if shared:
-        lines.append(f"You also chose ({given}) for item {', '.join(shared)}; each option fits one item at most.")
-    raise AssertionError(" ".join(filter(None, lines)))
-
-
-def _case(item):
-    def case(match_code):
-        _check(match_code, item)
-    return case
-
-
-for _item in SPEC:
-    globals()[f"pair_{_item}"] = test_case(name=f"{name}: item {_item}", points=1, hidden=True)(_case(_item))
+globals().update(item_cases(name, "match_code", SPEC, parse_letter, KEY, TEACH,
+                             explain=lambda given, _: DISTRACTORS.get(given, ""), one_to_one=True))

@@ -2,10 +2,9 @@
 OK_FORMAT = False
 name = "matching_symbols"
 
-from otter.test_files import test_case
 
 from reading_maths.answers import parse_letter, read_answers
-from reading_maths.graderkit import reference
+from reading_maths.graderkit import item_cases, reference
 
 REF = reference("matching")
 SPEC = REF.SYMBOL_ITEMS
@@ -31,23 +30,5 @@ DISTRACTORS = {  # options that fit no item, and the misreading each one is
 }
 
 
-def _check(match_symbols, item):
-    reading = read_answers(match_symbols, SPEC, parse_letter, "match_symbols")
-    given = reading.require(item)
-    if given == KEY[item]:
-        return
-    shared = [k for k, v in reading.values.items() if v == given and k != item]
-    lines = [f"match_symbols[{item}]: {TEACH[item]}", DISTRACTORS.get(given, "")]
-    if shared:
-        lines.append(f"You also chose ({given}) for item {', '.join(shared)}; each option fits one item at most.")
-    raise AssertionError(" ".join(filter(None, lines)))
-
-
-def _case(item):
-    def case(match_symbols):
-        _check(match_symbols, item)
-    return case
-
-
-for _item in SPEC:
-    globals()[f"pair_{_item}"] = test_case(name=f"{name}: item {_item}", points=1, hidden=True)(_case(_item))
+globals().update(item_cases(name, "match_symbols", SPEC, parse_letter, KEY, TEACH,
+                             explain=lambda given, _: DISTRACTORS.get(given, ""), one_to_one=True))

@@ -2,10 +2,9 @@
 OK_FORMAT = False
 name = "notation_conventions"
 
-from otter.test_files import test_case
 
 from reading_maths.answers import parse_letter, read_answers
-from reading_maths.graderkit import reference
+from reading_maths.graderkit import item_cases, reference
 
 REF = reference("notation")
 SPEC = REF.CONVENTION_OPTIONS
@@ -36,12 +35,4 @@ TEACH = {
 }
 
 
-def _case(item):
-    def case(conventions):
-        given = read_answers(conventions, SPEC, parse_letter, "conventions").require(item)
-        assert given == KEY[item], f"conventions[{item!r}]: {TEACH[item]}"
-    return case
-
-
-for _item in SPEC:
-    globals()[f"case_{_item}"] = test_case(name=f"{name}: {_item}", points=1, hidden=True)(_case(_item))
+globals().update(item_cases(name, "conventions", SPEC, parse_letter, KEY, TEACH))

@@ -2,10 +2,9 @@
 OK_FORMAT = False
 name = "notation_dictionary"
 
-from otter.test_files import test_case
 
 from reading_maths.answers import parse_letter, read_answers
-from reading_maths.graderkit import reference
+from reading_maths.graderkit import item_cases, reference
 
 REF = reference("notation")
 SPEC = REF.DICTIONARY_OPTIONS
@@ -34,12 +33,4 @@ TEACH = {
 }
 
 
-def _case(item):
-    def case(dictionary):
-        given = read_answers(dictionary, SPEC, parse_letter, "dictionary").require(item)
-        assert given == KEY[item], f"dictionary[{item!r}]: {TEACH[item]}"
-    return case
-
-
-for _item in SPEC:
-    globals()[f"case_{_item}"] = test_case(name=f"{name}: {_item}", points=1, hidden=True)(_case(_item))
+globals().update(item_cases(name, "dictionary", SPEC, parse_letter, KEY, TEACH))

@@ -2,10 +2,9 @@
 OK_FORMAT = False
 name = "notation_overloaded"
 
-from otter.test_files import test_case
 
 from reading_maths.answers import parse_letter, read_answers
-from reading_maths.graderkit import reference
+from reading_maths.graderkit import item_cases, reference
 
 REF = reference("notation")
 SPEC = REF.OVERLOADED_OPTIONS
@@ -33,12 +32,4 @@ TEACH = {
 }
 
 
-def _case(item):
-    def case(overloaded):
-        given = read_answers(overloaded, SPEC, parse_letter, "overloaded").require(item)
-        assert given == KEY[item], f"overloaded[{item!r}]: {TEACH[item]}"
-    return case
-
-
-for _item in SPEC:
-    globals()[f"case_{_item}"] = test_case(name=f"{name}: {_item}", points=1, hidden=True)(_case(_item))
+globals().update(item_cases(name, "overloaded", SPEC, parse_letter, KEY, TEACH))

@@ -2,10 +2,9 @@
 OK_FORMAT = False
 name = "notation_powers_indices"
 
-from otter.test_files import test_case
 
 from reading_maths.answers import parse_word, read_answers
-from reading_maths.graderkit import reference
+from reading_maths.graderkit import item_cases, reference
 
 REF = reference("notation")
 SPEC = REF.POWER_ITEMS
@@ -32,12 +31,4 @@ TEACH = {
 }
 
 
-def _case(item):
-    def case(powers):
-        given = read_answers(powers, SPEC, parse_word, "powers", ALIASES).require(item)
-        assert given == KEY[item], f"powers[{item!r}]: {TEACH[item]}"
-    return case
-
-
-for _item in SPEC:
-    globals()[f"case_{_item}"] = test_case(name=f"{name}: {_item}", points=1, hidden=True)(_case(_item))
+globals().update(item_cases(name, "powers", SPEC, parse_word, KEY, TEACH, aliases=ALIASES))

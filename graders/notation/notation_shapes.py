@@ -2,10 +2,9 @@
 OK_FORMAT = False
 name = "notation_shapes"
 
-from otter.test_files import test_case
 
 from reading_maths.answers import parse_shape, read_answers
-from reading_maths.graderkit import reference
+from reading_maths.graderkit import item_cases, reference
 
 REF = reference("notation")
 SPEC = REF.SHAPE_ITEMS
@@ -41,14 +40,4 @@ def _diagnose(given, expected):
     return ""
 
 
-def _case(item):
-    def case(shapes):
-        given = read_answers(shapes, SPEC, parse_shape, "shapes").require(item)
-        expected = KEY[item]
-        message = [f"shapes[{item!r}]:", _diagnose(given, expected), TEACH[item]]
-        assert given == expected, " ".join(filter(None, message))
-    return case
-
-
-for _item in SPEC:
-    globals()[f"case_{_item}"] = test_case(name=f"{name}: {_item}", points=1, hidden=True)(_case(_item))
+globals().update(item_cases(name, "shapes", SPEC, parse_shape, KEY, TEACH, explain=_diagnose))
