@@ -12,6 +12,7 @@ from reading_maths import symbolic
 from reading_maths.course import Assignment
 
 SMALL = {"a": (), "b": ("a",), "c": ("a",), "d": ("b", "c")}
+PUZZLES = ("puzzle_m", "puzzle_v")
 
 
 def _grader(question):
@@ -49,18 +50,15 @@ def test_edit_distance_examples(order, edits):
     assert pb.edit_distance(order, SMALL) == edits == _brute_edit_distance(order, SMALL)
 
 
-def test_edit_distance_agrees_with_brute_force_on_random_orderings():
-    puzzle = _grader("puzzle_m")  # noqa: F841 - loads the grader (and its DAG) once
-    from runpy import run_path
-
-    needs = run_path(str(ROOT / "graders" / "proofs" / "puzzle_m.py"))["PUZZLE"].needs
-    labels = [*needs, "B", "E", "I", "K"]
+@pytest.mark.parametrize("question", PUZZLES)
+def test_edit_distance_agrees_with_brute_force_on_random_orderings(question):
+    puzzle = _puzzle(question)
     rng = random.Random(3)
     for _ in range(150):
-        order = rng.sample(labels, rng.randint(0, len(labels)))
+        order = rng.sample(puzzle.labels, rng.randint(0, len(puzzle.labels)))
         if rng.random() < 0.2 and order:
             order.insert(rng.randrange(len(order)), rng.choice(order))
-        assert pb.edit_distance(order, needs) == _brute_edit_distance(order, needs), order
+        assert pb.edit_distance(order, puzzle.needs) == _brute_edit_distance(order, puzzle.needs), order
 
 
 def test_a_cycle_is_refused():
@@ -68,41 +66,50 @@ def test_a_cycle_is_refused():
         pb.Puzzle(needs={"a": ("b",), "b": ("a",)}, facts={"a": "A", "b": "B"})
 
 
-# -- the puzzle's grader -----------------------------------------------------------------------------
+# -- the puzzles' graders ----------------------------------------------------------------------------
 
-def _puzzle():
+def _puzzle(question):
     from runpy import run_path
 
-    return run_path(str(ROOT / "graders" / "proofs" / "puzzle_m.py"))["PUZZLE"]
+    return run_path(str(ROOT / "graders" / "proofs" / f"{question}.py"))["PUZZLE"]
 
 
-def test_every_valid_ordering_of_the_puzzle_gets_full_marks():
-    orders = list(pb.topological_orders(_puzzle().needs))
+@pytest.mark.parametrize("question", PUZZLES)
+def test_every_valid_ordering_of_the_puzzle_gets_full_marks(question):
+    orders = list(pb.topological_orders(_puzzle(question).needs))
     assert len(orders) == 15
-    grader = _grader("puzzle_m")
+    grader = _grader(question)
     for order in orders:
-        result = grader.run({"puzzle_m": order})
+        result = grader.run({question: order})
         assert result.score == result.max_score == 7, (order, result.feedback)
 
 
-def test_invalid_orderings_lose_one_point_per_edit_and_name_the_first_wrong_step():
-    grader, puzzle = _grader("puzzle_m"), _puzzle()
+@pytest.mark.parametrize("question", PUZZLES)
+def test_invalid_orderings_lose_one_point_per_edit_and_name_the_first_wrong_step(question):
+    grader, puzzle = _grader(question), _puzzle(question)
     rng = random.Random(11)
     valid = {tuple(o) for o in pb.topological_orders(puzzle.needs)}
     for _ in range(60):
         order = rng.sample(puzzle.labels, rng.randint(1, 9))
         if tuple(order) in valid:
             continue
-        result = grader.run({"puzzle_m": order})
+        result = grader.run({question: order})
         assert result.score == max(0, 7 - pb.edit_distance(order, puzzle.needs)) < 7
         problem = pb.first_problem(order, puzzle)
         assert any(line.startswith(problem) for line in result.feedback)
 
 
-def test_the_notebook_lists_exactly_the_graders_steps():
+@pytest.mark.parametrize("question", PUZZLES)
+def test_the_notebook_lists_exactly_the_graders_steps(question):
     from reading_maths.graderkit import reference
 
-    assert set(reference("proofs").puzzle_m_steps) == set(_puzzle().labels)
+    assert set(getattr(reference("proofs"), f"{question}_steps")) == set(_puzzle(question).labels)
+
+
+def test_the_first_puzzles_answer_does_not_solve_the_second():
+    m, v = _puzzle("puzzle_m"), _puzzle("puzzle_v")
+    assert next(pb.topological_orders(m.needs)) != next(pb.topological_orders(v.needs))
+    assert _grader("puzzle_v").run({"puzzle_v": next(pb.topological_orders(m.needs))}).score < 7
 
 
 # -- symbolic ----------------------------------------------------------------------------------------
@@ -151,7 +158,7 @@ def test_notebook_structure():
     meta = {c.metadata["nbgrader"]["grade_id"]: (c, c.metadata["nbgrader"]) for c in nb.cells
             if "nbgrader" in c.metadata}
     assignment = Assignment("proofs", ROOT)
-    assert assignment.questions == ["puzzle_m", "induction", "moving_average", "first_adam_update"]
+    assert assignment.questions == ["puzzle_m", "puzzle_v", "induction", "moving_average", "first_adam_update"]
     for q in assignment.questions:
         assert meta[q][1]["points"] == assignment.grader(q).max_score
         assert f'grade_question("proofs", "{q}")' in meta[q][0].source
