@@ -167,15 +167,22 @@ def _free_problem(expr: sympy.Expr, variables: Iterable[str]) -> str | None:
     return None
 
 
-def _symbolic(student: str, reference: str, variables: tuple[str, ...]) -> tuple[str, str]:
+def _both(student: str, reference: str, variables: tuple[str, ...]):
+    """Parse the student's and the reference's expressions, or say why the student's can't be compared."""
     try:
         s = parse(student)
     except ExpressionError as exc:
-        return "malformed", str(exc)
+        return ("malformed", str(exc)), None
     problem = _free_problem(s, variables)
     if problem:
-        return "different", problem
-    r = parse(reference)
+        return ("different", problem), None
+    return s, parse(reference)
+
+
+def _symbolic(student: str, reference: str, variables: tuple[str, ...]) -> tuple[str, str]:
+    s, r = _both(student, reference, variables)
+    if r is None:
+        return s
     difference = sympy.simplify((s - r).doit())
     return ("equal", "") if difference == 0 else ("unknown", "")
 
@@ -198,14 +205,9 @@ def _evaluate(expr: sympy.Expr, point: dict[str, float | int], seed: int) -> flo
 
 
 def _numeric(student: str, reference: str, variables: tuple[str, ...], seed: int) -> tuple[str, str]:
-    try:
-        s = parse(student)
-    except ExpressionError as exc:
-        return "malformed", str(exc)
-    problem = _free_problem(s, variables)
-    if problem:
-        return "different", problem
-    r = parse(reference)
+    s, r = _both(student, reference, variables)
+    if r is None:
+        return s
     rng = random.Random(seed)
     for trial in range(6):
         point: dict[str, float | int] = {"beta1": rng.uniform(0.05, 0.95)}
