@@ -161,7 +161,7 @@ def converges_on_quadratic(adam):
     rng = hidden_rng(SEED, "converges_on_quadratic")
     grad = _random_quadratic(rng, (5,))
     label = "a hidden quadratic, run for many steps"
-    (theta,) = q.call(adam, grad, rng.uniform(-3, 3, 5), 1500, alpha=0.05, label=label)
+    (theta,) = q.call(adam, grad, rng.uniform(-3, 3, 5), 300, alpha=0.1, label=label)
     q.check_property(theta.shape == (5,), label=label, message="the result should have the shape of theta0.")
     q.check_property(bool(np.all(np.abs(theta - grad.c) < 1e-2)), label=label,
                      message="it did not end near the minimum, which Adam reaches easily here.")
