@@ -369,7 +369,23 @@ def record(app: AutogradeApp, coursedir: CourseDirectory, submission: Submission
         return refusal_reason(collect.messages + [traceback.format_exc()], exc, mine)
     finally:
         coursedir.student_id = "*"
+    release_zero_point_tasks(coursedir, assignment, submission.student)
     return None
+
+
+def release_zero_point_tasks(coursedir: CourseDirectory, assignment: str, student: str) -> None:
+    """Unflag 0-point task cells (the proofs' mark schemes): nothing there for a teacher to mark.
+
+    nbgrader flags every task cell as needing a manual grade; a mark scheme is a task cell only so
+    that nbgrader strips it from the release, and would otherwise keep the submission on formgrader's
+    to-do list after every real hand mark is in.
+    """
+    with Gradebook(coursedir.db_url, coursedir.course_id) as gb:
+        for notebook in gb.find_submission(assignment, student).notebooks:
+            for grade in notebook.grades:
+                if grade.max_score == 0 and grade.needs_manual_grade:
+                    grade.needs_manual_grade = False
+        gb.db.commit()
 
 
 def record_refused(coursedir: CourseDirectory, submission: Submission, assignment: str, reason: str) -> None:
