@@ -610,6 +610,22 @@ def run_demo(root: Path, work: Path | None = None, size: int = 30, assignment_id
     return DemoResult(work, students, found, artefacts(work), timings)
 
 
+def grade_table(grades_csv: Path, profile: dict[str, str]):
+    """The class's grades (the report's LMS CSV: late penalties and hand marks included) as a table."""
+    import csv
+
+    from rich.table import Table
+
+    with grades_csv.open(newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    columns = [c for c in (rows[0] if rows else {}) if c not in ("student_id", "last_name", "first_name", "email")]
+    table = Table(title="the class's grades", title_justify="left")
+    for column in ["student", "answers", *columns]:
+        table.add_column(column, justify="left" if column in ("student", "answers") else "right")
+    for row in rows:
+        table.add_row(row["student_id"], profile.get(row["student_id"], ""), *(row[c] for c in columns))
+    return table
+
 
 def main(root: Path, work: Path | None = None, size: int = 30, assignment_ids: list[str] | None = None) -> DemoResult:
     """``reading-maths demo``: run it, then print the class, the timings and where every artefact is."""
@@ -620,8 +636,10 @@ def main(root: Path, work: Path | None = None, size: int = 30, assignment_ids: l
 
     console = Console()
     result = run_demo(root, work, size, assignment_ids, log=console.print)
-    kinds = Counter(s.profile for s in result.students)
+    profile = {s.id: s.profile for s in result.students}
+    kinds = Counter(profile.values())
     console.print("class: " + ", ".join(f"{n} {k}" for k, n in kinds.items()))
+    console.print(grade_table(result.artefacts["LMS grades CSV"], profile))
     table = Table(title=f"where everything is (demo took {result.timings['total']:g} s)", title_justify="left")
     table.add_column("artefact")
     table.add_column("path")
