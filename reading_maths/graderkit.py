@@ -350,13 +350,19 @@ def item_cases(question: str, variable: str, spec: Any, parse: Callable[..., Any
             lines.append(f"You also chose ({given}) for item {', '.join(shared)}; each option fits one item at most.")
         raise AssertionError(" ".join(filter(None, lines)))
 
-    def case_for(item: str) -> Callable[..., None]:
-        def case(**names: Any) -> None:
-            judge(names[variable], item)
-
-        # Otter hands a case the notebook's names its parameters ask for: this one asks for `variable`.
-        case.__signature__ = inspect.Signature([inspect.Parameter(variable, inspect.Parameter.KEYWORD_ONLY)])
-        return case
-
-    return {f"case_{item}": test_case(name=f"{question}: {item}", points=1, hidden=True)(case_for(item))
+    return {f"case_{item}": test_case(name=f"{question}: {item}", points=1, hidden=True)(
+                receiving(variable, lambda answer, item=item: judge(answer, item)))
             for item in spec}
+
+
+def receiving(variable: str, body: Callable[[Any], None]) -> Callable[..., None]:
+    """A test-case function that asks Otter for the student's name ``variable`` and runs ``body`` on it.
+
+    Otter hands a case the notebook names its parameters ask for; this builds such a function for a
+    name known only at run time, so one loop can make a case per item or per threshold.
+    """
+    def case(**names: Any) -> None:
+        body(names[variable])
+
+    case.__signature__ = inspect.Signature([inspect.Parameter(variable, inspect.Parameter.KEYWORD_ONLY)])
+    return case

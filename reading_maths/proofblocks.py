@@ -22,6 +22,7 @@ exact and instant for puzzles of up to about 16 true steps.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -226,6 +227,26 @@ def grade(order: Sequence[str], puzzle: Puzzle) -> Grading:
     kept = longest_consistent_subsequence(order, puzzle.needs)
     edits = (len(order) - len(kept)) + (len(puzzle.needs) - len(kept))
     return Grading(edits, tuple(kept), len(puzzle.needs), first_problem(order, puzzle))
+
+
+def ordering_cases(question: str, puzzle: Puzzle) -> dict[str, object]:
+    """The N one-point Otter cases of a puzzle with N true steps (see :func:`check_ordering`).
+
+    Use in a grader file as ``globals().update(ordering_cases(name, PUZZLE))``; the student's
+    answer is the variable named like the question.
+    """
+    from otter.test_files import test_case
+
+    from reading_maths.graderkit import receiving
+
+    steps = len(puzzle.needs)
+    cases = {}
+    for needed in range(1, steps + 1):
+        edits = steps - needed
+        label = "correct_proof" if edits == 0 else f"within_{edits}_edit{'s' if edits > 1 else ''}"
+        body = functools.partial(check_ordering, puzzle=puzzle, name=question, points_needed=needed)
+        cases[label] = test_case(name=label, points=1, hidden=False)(receiving(question, body))
+    return cases
 
 
 def check_ordering(value: object, puzzle: Puzzle, name: str, points_needed: int) -> None:

@@ -10,10 +10,9 @@ one point each) passes when ``edits <= N - k`` (``check_ordering``), so the scor
 OK_FORMAT = False
 name = "puzzle_m"
 
-from otter.test_files import test_case
 
 from reading_maths.graderkit import reference
-from reading_maths.proofblocks import Puzzle, check_ordering
+from reading_maths.proofblocks import Puzzle, ordering_cases
 
 REF = reference("proofs")
 
@@ -46,41 +45,4 @@ PUZZLE = Puzzle(
 assert set(PUZZLE.labels) == set(REF.puzzle_m_steps), "the notebook's steps and the grader's DAG disagree"
 
 
-def _check(puzzle_m, points_needed: int) -> None:
-    """Pass when the ordering is within ``7 - points_needed`` edits of a correct proof."""
-    check_ordering(puzzle_m, PUZZLE, "puzzle_m", points_needed)
-
-
-@test_case(points=1, hidden=False)
-def within_6_edits(puzzle_m):
-    _check(puzzle_m, 1)
-
-
-@test_case(points=1, hidden=False)
-def within_5_edits(puzzle_m):
-    _check(puzzle_m, 2)
-
-
-@test_case(points=1, hidden=False)
-def within_4_edits(puzzle_m):
-    _check(puzzle_m, 3)
-
-
-@test_case(points=1, hidden=False)
-def within_3_edits(puzzle_m):
-    _check(puzzle_m, 4)
-
-
-@test_case(points=1, hidden=False)
-def within_2_edits(puzzle_m):
-    _check(puzzle_m, 5)
-
-
-@test_case(points=1, hidden=False)
-def within_1_edit(puzzle_m):
-    _check(puzzle_m, 6)
-
-
-@test_case(points=1, hidden=False)
-def correct_proof(puzzle_m):
-    _check(puzzle_m, 7)
+globals().update(ordering_cases(name, PUZZLE))

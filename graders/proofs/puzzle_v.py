@@ -12,10 +12,9 @@ each) passes when ``edits <= N - k`` (``check_ordering``), so the score is ``max
 OK_FORMAT = False
 name = "puzzle_v"
 
-from otter.test_files import test_case
 
 from reading_maths.graderkit import reference
-from reading_maths.proofblocks import Puzzle, check_ordering
+from reading_maths.proofblocks import Puzzle, ordering_cases
 
 REF = reference("proofs")
 
@@ -54,41 +53,4 @@ PUZZLE = Puzzle(
 assert set(PUZZLE.labels) == set(REF.puzzle_v_steps), "the notebook's steps and the grader's DAG disagree"
 
 
-def _check(puzzle_v, points_needed: int) -> None:
-    """Pass when the ordering is within ``7 - points_needed`` edits of a correct proof."""
-    check_ordering(puzzle_v, PUZZLE, "puzzle_v", points_needed)
-
-
-@test_case(points=1, hidden=False)
-def within_6_edits(puzzle_v):
-    _check(puzzle_v, 1)
-
-
-@test_case(points=1, hidden=False)
-def within_5_edits(puzzle_v):
-    _check(puzzle_v, 2)
-
-
-@test_case(points=1, hidden=False)
-def within_4_edits(puzzle_v):
-    _check(puzzle_v, 3)
-
-
-@test_case(points=1, hidden=False)
-def within_3_edits(puzzle_v):
-    _check(puzzle_v, 4)
-
-
-@test_case(points=1, hidden=False)
-def within_2_edits(puzzle_v):
-    _check(puzzle_v, 5)
-
-
-@test_case(points=1, hidden=False)
-def within_1_edit(puzzle_v):
-    _check(puzzle_v, 6)
-
-
-@test_case(points=1, hidden=False)
-def correct_proof(puzzle_v):
-    _check(puzzle_v, 7)
+globals().update(ordering_cases(name, PUZZLE))
