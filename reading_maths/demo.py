@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 import nbformat
+from nbgrader.plugins import LateSubmissionPlugin
 
 from reading_maths.course import Assignment, assignments
 from reading_maths.notebook import SOLUTION_MARKERS, grade_id, nbgrader_meta
@@ -46,13 +47,7 @@ COURSE_ID = "reading-maths"
 
 # -- the late-penalty policy the demo's nbgrader config names ------------------------------------
 
-try:
-    from nbgrader.plugins import LateSubmissionPlugin
-except ImportError:  # pragma: no cover - nbgrader is a dependency
-    LateSubmissionPlugin = object  # type: ignore[assignment,misc]
-
-
-class TenPercentPerDay(LateSubmissionPlugin):  # type: ignore[misc,valid-type]
+class TenPercentPerDay(LateSubmissionPlugin):
     """Late policy: 10 % of the notebook's score per started day late, at most the whole score."""
 
     def late_submission_penalty(self, student_id: str, score: float, total_seconds_late: float) -> float | None:
