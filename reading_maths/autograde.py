@@ -61,6 +61,7 @@ from traitlets.config import Config
 
 from reading_maths.batch import grade_many
 from reading_maths.engine import Settings
+from reading_maths.notebook import is_test_cell
 from reading_maths.results import GradeResult, QuestionResult
 
 RESOURCE_KEY = "reading_maths"
@@ -68,11 +69,6 @@ RESOURCE_KEY = "reading_maths"
 
 
 # --- the preprocessors that replace nbgrader's Execute ---------------------------------------------
-
-
-def is_test_cell(cell: NotebookNode) -> bool:
-    """An nbgrader "Autograder tests" cell: a code grade cell that is not an answer."""
-    return cell.cell_type == "code" and nbutils.is_grade(cell) and not nbutils.is_solution(cell)
 
 
 def cell_score(question: QuestionResult | None, points: float) -> float:
