@@ -24,13 +24,13 @@ release: $(STAMP)
 	$(BIN)/reading-maths release
 
 demo: $(STAMP) system-packages
-	$(BIN)/reading-maths demo
+	$(BIN)/python -m classroom.demo
 
 test: $(STAMP) system-packages
 	$(BIN)/python -m pytest -n 2 -q
 
 lint: $(STAMP)
-	$(BIN)/ruff check reading_maths graders tests benchmarks
+	$(BIN)/ruff check reading_maths classroom graders tests benchmarks
 
 clean:
 	rm -rf $(VENV) autograded/* submitted feedback exchange gradebook.db

@@ -119,17 +119,14 @@ def build_class(release_nb: Path, source_nb: Path, n: int, seed: int) -> dict[st
 def write_submissions(course: Path, release_nb: Path, plan: dict[str, dict[str, str]]) -> None:
     import nbformat
 
-    from reading_maths.notebook import grade_id
+    from classroom.builder import answered
 
+    release = nbformat.read(release_nb, as_version=4)
+    source = nbformat.read(ROOT / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
     for student, answers in plan.items():
-        nb = nbformat.read(release_nb, as_version=4)
-        for cell in nb.cells:
-            gid = grade_id(cell) or ""
-            if gid.endswith("-answer") and gid[: -len("-answer")] in answers:
-                cell.source = answers[gid[: -len("-answer")]]
         folder = course / "submitted" / student / ASSIGNMENT
         folder.mkdir(parents=True, exist_ok=True)
-        nbformat.write(nb, folder / f"{ASSIGNMENT}.ipynb")
+        nbformat.write(answered(release, source, answers), folder / f"{ASSIGNMENT}.ipynb")
 
 
 # -- course copies and commands -----------------------------------------------------------------------
@@ -250,13 +247,15 @@ def run_otter(course: Path, students: list[str], zip_path: Path, tmp: Path) -> t
 PROFILE = r"""
 import cProfile, io, json, pstats, sys, time
 t0 = time.perf_counter()
-from reading_maths import engine, sandbox
+from reading_maths.grading import engine
+from reading_maths.sandbox import process as sandbox
 from reading_maths.course import Assignment
-from reading_maths.graderkit import reference
-from reading_maths import session as session_mod
+from reading_maths.kit import reference
+from reading_maths.sandbox import session as session_mod
 t1 = time.perf_counter()
-ref_start = time.perf_counter(); reference("code"); ref = time.perf_counter() - ref_start
-a = Assignment("code", engine.Path(sys.argv[2]))
+ref_start = time.perf_counter(); reference("code", sys.argv[2]); ref = time.perf_counter() - ref_start
+course = engine.Path(sys.argv[2])
+a = Assignment("code", course)
 g0 = time.perf_counter(); graders = a.graders; g1 = time.perf_counter()
 settings = engine.Settings(sandbox.choose())
 spawn = []
@@ -281,9 +280,10 @@ session_mod.StudentSession.start = timed_start
 runs = []
 for i in range(3):
     calls.clear(); starts.clear()
-    s = time.perf_counter(); r = engine.grade(engine.Path(sys.argv[1]), settings); total = time.perf_counter() - s
+    s = time.perf_counter(); r = engine.grade(engine.Path(sys.argv[1]), settings, course)
+    total = time.perf_counter() - s
     runs.append({"total": total, "start": sum(starts), "calls": len(calls), "call_time": sum(calls), "score": r.score})
-prof = cProfile.Profile(); prof.enable(); engine.grade(engine.Path(sys.argv[1]), settings); prof.disable()
+prof = cProfile.Profile(); prof.enable(); engine.grade(engine.Path(sys.argv[1]), settings, course); prof.disable()
 buf = io.StringIO(); pstats.Stats(prof, stream=buf).sort_stats("cumulative").print_stats(18)
 print(json.dumps({"imports": t1 - t0, "reference": ref, "graders_load": g1 - g0, "sandbox": settings.sandbox.mode,
                   "runs": runs, "cprofile": buf.getvalue()}))
@@ -291,11 +291,11 @@ print(json.dumps({"imports": t1 - t0, "reference": ref, "graders_load": g1 - g0,
 
 CHILD_START = r"""
 import json, subprocess, sys, time
-from reading_maths.sandbox import choose, remove_scratch
+from reading_maths.sandbox.process import choose, remove_scratch
 box = choose()
 out = {}
 for label, code in [("python -I -c pass", "pass"), ("python -I -c 'import numpy'", "import numpy"),
-                    ("python -I -m reading_maths.child imports", "import reading_maths.child, reading_maths.wire")]:
+                    ("python -I child.py imports", "import json, base64, struct, numpy")]:
     for wrapped in (False, True):
         scratch = box.new_scratch()
         argv = [sys.executable, "-I", "-c", code]
@@ -318,7 +318,7 @@ def profile(course: Path, notebook: Path) -> dict:
     data["child_start"] = json.loads(subprocess.run([sys.executable, "-c", CHILD_START], cwd=course, env=env,
                                                     capture_output=True, text=True, check=True).stdout)
     imports = {}
-    for module in ("numpy", "nbformat", "reading_maths.cli", "reading_maths.in_kernel", "otter"):
+    for module in ("numpy", "nbformat", "reading_maths.cli", "reading_maths.nbgrader.in_kernel", "otter"):
         done = subprocess.run([sys.executable, "-X", "importtime", "-c", f"import {module}"], cwd=course, env=env,
                               capture_output=True, text=True, check=True)
         rows = [line.split("|") for line in done.stderr.splitlines() if line.startswith("import time:")]
@@ -385,11 +385,12 @@ def report(args, figures: dict, problems: list[str], prof: dict, plan: dict) -> 
         f"max {max(ot['times']):.1f} s. `otter generate` itself: {ot['generate']:.1f} s (not counted)."),
         "",
         (f"Of stock nbgrader's {per['nbgrader']:.2f} s per notebook, about "
-        f"{prof['imports_cold']['reading_maths.in_kernel']:.1f} s is each kernel importing "
-        "`reading_maths.in_kernel` (through `otter.test_files`, which imports all of Otter: pandas, nbconvert, "
-        "...); were that free, nbgrader would be at "
-        f"{per['nbgrader'] - prof['imports_cold']['reading_maths.in_kernel']:.2f} s per notebook and the ratio "
-        f"{(per['nbgrader'] - prof['imports_cold']['reading_maths.in_kernel']) / per['reading_maths']:.1f}x."),
+        f"{prof['imports_cold']['reading_maths.nbgrader.in_kernel']:.1f} s is each kernel importing "
+        "`reading_maths.nbgrader.in_kernel` (through `otter.test_files`, which imports all of Otter: pandas, "
+        "nbconvert, ...); were that free, nbgrader would be at "
+        f"{per['nbgrader'] - prof['imports_cold']['reading_maths.nbgrader.in_kernel']:.2f} s per notebook "
+        "and the ratio "
+        f"{(per['nbgrader'] - prof['imports_cold']['reading_maths.nbgrader.in_kernel']) / per['reading_maths']:.1f}x."),
         "",
         *([(f"Of reading-maths' {figures['reading_maths']['wall']:.0f} s, the engine's progress bar showed "
            f"{figures['reading_maths']['grading']:.0f} s for grading all notebooks (sandboxed, 2 at a time); the rest "
@@ -419,7 +420,7 @@ def report(args, figures: dict, problems: list[str], prof: dict, plan: dict) -> 
         "",
         "| step | time |",
         "|---|---|",
-        f"| importing the engine (`reading_maths.engine`, once per process) | {prof['imports']:.2f} s |",
+        f"| importing the engine (`reading_maths.grading.engine`, once per process) | {prof['imports']:.2f} s |",
         f"| executing the reference solution (once per process, cached) | {prof['reference']:.3f} s |",
         f"| loading the 4 grader files (once per worker, cached) | {prof['graders_load']:.3f} s |",
         f"| grading one notebook, all steps | {best['total']:.3f} s |",

@@ -8,11 +8,12 @@ from pathlib import Path
 
 import click
 
-from reading_maths import outputs
-from reading_maths.batch import grade_many
-from reading_maths.engine import NotGradable, Settings, load
-from reading_maths.graderkit import course_root
-from reading_maths.sandbox import Limits, SandboxUnavailable, choose
+from reading_maths.course import find_root
+from reading_maths.grading.batch import grade_many
+from reading_maths.grading.engine import NotGradable, Settings, load
+from reading_maths.reports import outputs
+from reading_maths.reports.tables import print_table
+from reading_maths.sandbox.process import Limits, SandboxUnavailable, choose
 
 
 def _settings(timeout: float, require_sandbox: bool) -> Settings:
@@ -27,14 +28,19 @@ def _settings(timeout: float, require_sandbox: bool) -> Settings:
 
 
 def _root() -> Path:
+    """The course this command works on: ``--course``, else the nearest folder above the working
+    directory holding graders/ and source/."""
+    given = click.get_current_context().find_root().params.get("course")
     try:
-        return course_root()
+        return find_root(given)
     except FileNotFoundError as exc:
-        raise click.ClickException(str(exc)) from None
+        raise click.ClickException(f"{exc}; run reading-maths from the course folder or pass --course") from None
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
-def main() -> None:
+@click.option("--course", type=click.Path(exists=True, file_okay=False, path_type=Path), envvar="READING_MATHS_COURSE",
+              help="The course folder (default: the one holding the working directory; env READING_MATHS_COURSE).")
+def main(course: Path | None) -> None:
     """Auto-graded exercises for *Reading the maths in papers*."""
 
 
@@ -70,7 +76,7 @@ def grade_command(paths, as_json, junit, gradescope, summary, fail_under, timeou
         data = [r.to_json() for r in results]
         click.echo(json.dumps(data[0] if len(data) == 1 else data, indent=2))
     else:
-        outputs.print_table(results)
+        print_table(results)
     if junit:
         junit.write_text(outputs.junit(results), encoding="utf-8")
     if gradescope:
@@ -86,7 +92,7 @@ def grade_command(paths, as_json, junit, gradescope, summary, fail_under, timeou
 @click.argument("assignments", nargs=-1)
 def release_command(assignments):
     """Regenerate release/ from source/ (nbgrader generate_assignment underneath)."""
-    from reading_maths.release import release
+    from reading_maths.nbgrader.release import release
 
     for assignment in release(_root(), list(assignments) or None):
         click.echo(f"release/{assignment}/ regenerated")
@@ -100,9 +106,23 @@ def release_command(assignments):
 @click.option("--require-sandbox", is_flag=True, help="Refuse to grade without the full sandbox.")
 def autograde_command(assignment, student, jobs, timeout, require_sandbox):
     """Grade submitted/<student>/ASSIGNMENT/ in the sandbox; write autograded/ and nbgrader's gradebook."""
-    from reading_maths.autograde import run
+    from rich.console import Console
 
-    run(_root(), assignment, _settings(timeout, require_sandbox), student=student, jobs=jobs)
+    from reading_maths.nbgrader.autograde import autograde
+    from reading_maths.reports.tables import autograde_table
+
+    try:
+        outcomes = autograde(_root(), assignment, _settings(timeout, require_sandbox), student=student, jobs=jobs)
+    except LookupError as exc:
+        raise click.ClickException(str(exc.args[0])) from None
+    if not outcomes:
+        raise click.ClickException(f"no submissions of {assignment!r} under submitted/"
+                                   + (f" for student {student!r}" if student else ""))
+    Console().print(autograde_table(outcomes, assignment))
+    refused = [o.student for o in outcomes if o.refused]
+    if refused:
+        click.secho(f"{len(refused)} submission(s) could not be read by nbgrader and got 0: {', '.join(refused)}",
+                    fg="yellow", err=True)
 
 
 @main.command("report")
@@ -110,7 +130,7 @@ def autograde_command(assignment, student, jobs, timeout, require_sandbox):
 @click.option("--out", type=click.Path(path_type=Path), help="Output folder (default: reports/ in the course).")
 def report_command(assignment, out):
     """Grades CSV for an LMS and an HTML report (distributions, difficulty, common mistakes) from the gradebook."""
-    from reading_maths.report import build_report
+    from reading_maths.reports.report import build_report
 
     try:
         paths = build_report(_root(), out, assignment)
@@ -118,17 +138,6 @@ def report_command(assignment, out):
         raise click.ClickException(str(exc.args[0])) from None
     for kind, path in paths.items():
         click.echo(f"{kind}: {path}")
-
-
-@main.command("demo")
-@click.option("--work", type=click.Path(path_type=Path), help="Work folder (default: demo/ in the course; wiped).")
-@click.option("--students", "size", default=30, show_default=True, help="Class size.")
-@click.option("--assignment", "only", multiple=True, help="Only these assignments (default: all that exist).")
-def demo_command(work, size, only):
-    """The whole workflow on a bundled class: release, fetch, submit, collect, autograde, feedback, export, report."""
-    from reading_maths.demo import main as demo_main
-
-    demo_main(_root(), work, size, list(only) or None)
 
 
 if __name__ == "__main__":

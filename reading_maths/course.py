@@ -1,17 +1,30 @@
-"""The course on disk: its assignments, their questions and grader files, and recognising a notebook."""
+"""The course on disk: where it is, its assignments (discovered, not listed), and recognising a notebook.
+
+An assignment is a folder ``source/<id>/`` holding ``<id>.ipynb`` beside a folder ``graders/<id>/``;
+adding one needs no change here.  Every function takes the course root explicitly; only the
+entry points (the command line, nbgrader's kernel, Otter) look for it, with :func:`find_root`.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from reading_maths.graderfile import GraderFile, load_grader
-from reading_maths.graderkit import course_root
 from reading_maths.notebook import grade_id, nbgrader_meta, read_notebook, test_cells
 
-ASSIGNMENTS = ("notation", "matching", "proofs", "code")
-"""Assignment ids, in the order of the course text's "Your turn" section."""
+if TYPE_CHECKING:
+    from reading_maths.grading.graderfile import GraderFile
+
+def find_root(start: Path | None = None) -> Path:
+    """The nearest folder at or above ``start`` (default: the working directory) holding
+    ``graders/`` and ``source/``."""
+    here = Path(start or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        if (folder / "graders").is_dir() and (folder / "source").is_dir():
+            return folder
+    raise FileNotFoundError(f"no course folder (one holding graders/ and source/) at or above {here}")
 
 
 @dataclass(frozen=True)
@@ -43,6 +56,8 @@ class Assignment:
         ]
 
     def grader(self, question: str) -> GraderFile:
+        from reading_maths.grading.graderfile import load_grader  # the course layout needs no grading code
+
         return load_grader(self.root / "graders" / self.id / f"{question}.py")
 
     @property
@@ -50,13 +65,14 @@ class Assignment:
         return [self.grader(q) for q in self.questions]
 
 
-def assignments(root: Path | None = None) -> list[Assignment]:
-    """The course's assignments that exist on disk."""
-    root = root or course_root()
-    return [Assignment(a, root) for a in ASSIGNMENTS if (root / "source" / a / f"{a}.ipynb").is_file()]
+def assignments(root: Path) -> list[Assignment]:
+    """The course's assignments, by id: every ``source/<id>/<id>.ipynb`` with a ``graders/<id>/`` folder."""
+    found = [p.name for p in (Path(root) / "source").iterdir()
+             if (p / f"{p.name}.ipynb").is_file() and (Path(root) / "graders" / p.name).is_dir()]
+    return [Assignment(a, Path(root)) for a in sorted(found)]
 
 
-def recognise(nb, root: Path | None = None) -> Assignment | None:
+def recognise(nb, root: Path) -> Assignment | None:
     """The assignment a notebook belongs to, from the grade ids of its cells."""
     ids = {grade_id(c) for c in nb.get("cells", []) if grade_id(c)}
     best, overlap = None, 0

@@ -1,12 +1,10 @@
 """Shared fixtures: the course root, and the environment every test runs in."""
 
-import os
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-os.environ.setdefault("READING_MATHS_COURSE", str(ROOT))
 
 
 @pytest.fixture(scope="session")

@@ -12,8 +12,6 @@ import csv
 import fcntl
 import hashlib
 import json
-import os
-import re
 import shutil
 import sqlite3
 import subprocess
@@ -23,6 +21,9 @@ from pathlib import Path
 import nbformat
 import pytest
 from nbgrader.api import Gradebook
+
+from classroom.builder import answered
+from reading_maths.nbgrader.environment import nbgrader_env
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
@@ -41,9 +42,7 @@ NO_SHIFT_SOFTMAX = '''def softmax(z, T=1.0):
 
 
 def env_for(course: Path) -> dict[str, str]:
-    env = dict(os.environ, READING_MATHS_COURSE=str(course))
-    env["PATH"] = os.pathsep.join([str(BIN), env.get("PATH", "")])  # nbgrader runs `alembic` on a new gradebook
-    return env
+    return nbgrader_env(READING_MATHS_COURSE=str(course))  # nbgrader runs `alembic` on a new gradebook
 
 
 def run(course: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
@@ -60,21 +59,6 @@ def nbgrader(course: Path, *args: str, check: bool = True) -> subprocess.Complet
 
 def reading_maths(course: Path, *args: str) -> subprocess.CompletedProcess:
     return run(course, str(BIN / "reading-maths"), *args)
-
-
-def answered(release_nb, source_nb, replace: dict[str, str] | None = None):
-    """The release notebook with the source's answers filled in (minus the solution markers)."""
-    answers = {c.metadata["nbgrader"]["grade_id"]: c.source for c in source_nb.cells
-               if c.metadata.get("nbgrader", {}).get("solution")}
-    nb = copy.deepcopy(release_nb)
-    for cell in nb.cells:
-        gid = cell.metadata.get("nbgrader", {}).get("grade_id")
-        if cell.metadata.get("nbgrader", {}).get("solution") and gid in answers:
-            lines = answers[gid].splitlines()
-            cell.source = "\n".join(x for x in lines if not re.search(r"### (BEGIN|END) SOLUTION", x))
-            if replace and gid in replace:
-                cell.source = replace[gid]
-    return nb
 
 
 def make_course(folder: Path) -> Path:
@@ -307,7 +291,7 @@ def test_rerun_is_idempotent(graded, tmp_path):
     assert (gradebook_dump(course), hashes(course / "autograded")) == before[:2]
 
 
-# --- stock nbgrader autograde (the hidden test cells call reading_maths.in_kernel) --------------------
+# --- stock nbgrader autograde (the hidden test cells call reading_maths.nbgrader.in_kernel) --------------------
 
 
 def test_stock_nbgrader_autograde_agrees(prepared, tmp_path, expected):

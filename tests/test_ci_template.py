@@ -15,9 +15,9 @@ import nbformat
 import pytest
 import yaml
 
+from classroom.builder import ClassBuilder, fill
 from conftest import ROOT
 from reading_maths.course import Assignment
-from reading_maths.demo import ClassBuilder, fill
 
 TEMPLATE = ROOT / "ci" / "student-repo-workflow.yml"
 MIN_SCORE = 30

@@ -14,7 +14,7 @@ import pytest
 
 from conftest import ROOT
 from reading_maths.course import Assignment
-from reading_maths.graderkit import reference
+from reading_maths.kit import reference
 from reading_maths.notebook import SOLUTION_MARKERS, grade_id, nbgrader_meta, read_notebook
 
 QUESTIONS = ["softmax", "attention", "adam_step", "adam"]
@@ -22,7 +22,7 @@ CODE = Assignment("code", ROOT)
 GRADE_CELL = (
     "# The hidden tests for this question run here when your notebook is graded.\n"
     "### BEGIN HIDDEN TESTS\n"
-    "from reading_maths.in_kernel import grade_question\n"
+    "from reading_maths.nbgrader.in_kernel import grade_question\n"
     'grade_question("code", "{q}")\n'
     "### END HIDDEN TESTS"
 )

@@ -12,7 +12,7 @@ import pytest
 
 from conftest import ROOT
 from reading_maths.course import Assignment
-from reading_maths.graderkit import reference
+from reading_maths.kit import reference
 
 CORPORA = sorted((ROOT / "tests" / "corpora").glob("*/*.py"))
 

@@ -12,15 +12,16 @@ from pathlib import Path
 
 import pytest
 
+from classroom import demo, roster
 from conftest import ROOT
-from reading_maths import demo
-from reading_maths.report import build_report, db_url
+from reading_maths.nbgrader.environment import course_directory
+from reading_maths.reports.report import build_report
 
 STUDENTS = [
-    demo.Student("ada", "Ada", "Lovelace", "right"),
-    demo.Student("alan", "Alan", "Turing", "wrong"),
-    demo.Student("grace", "Grace", "Hopper", "blank"),
-    demo.Student("emmy", "Emmy", "Noether", "late"),
+    roster.Student("ada", "Ada", "Lovelace", "right"),
+    roster.Student("alan", "Alan", "Turing", "wrong"),
+    roster.Student("grace", "Grace", "Hopper", "blank"),
+    roster.Student("emmy", "Emmy", "Noether", "late"),
 ]
 
 
@@ -43,7 +44,7 @@ def _gradebook(work: Path) -> dict[str, tuple[float, float]]:
 
     os.environ["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), os.environ["PATH"]])
     scores = {}
-    with Gradebook(db_url(work)) as gb:
+    with Gradebook(course_directory(work).db_url) as gb:
         for s in gb.students:
             try:
                 sub = gb.find_submission("code", s.id)

@@ -37,10 +37,11 @@ import nbformat
 import pytest
 from hostile.attacks import ATTACKS, Attack
 
+from classroom.builder import answered
 from conftest import ROOT
-from reading_maths import wire
 from reading_maths.notebook import grade_id
-from reading_maths.sandbox import UID_BASE, UID_SPAN, choose
+from reading_maths.sandbox import wire
+from reading_maths.sandbox.process import UID_BASE, UID_SPAN, choose
 
 CLI = [sys.executable, "-m", "reading_maths.cli"]
 SOURCE = ROOT / "source" / "code" / "code.ipynb"
@@ -59,20 +60,19 @@ WRONG_CANARY = '''def softmax(z, T=1.0):
 # -- building submissions ---------------------------------------------------------------------------
 
 def submission(folder: Path, name: str, attack: Attack | None, port: int, softmax: str | None = None) -> Path:
-    nb = nbformat.read(SOURCE, as_version=4)
-    answer = next(c for c in nb.cells if grade_id(c) == "softmax-answer")
+    source = nbformat.read(SOURCE, as_version=4)
+    replace = {"softmax": softmax} if softmax is not None else {}
     if attack is not None:
         # the adam grader makes ~1600 callback round trips, most of a notebook's grading time: attack
         # notebooks leave adam out (honest content 0), the canaries keep it
-        next(c for c in nb.cells if grade_id(c) == "adam-answer").source = "# adam: not attempted\n"
+        replace["adam"] = "# adam: not attempted\n"
         code = attack.code.replace("{port}", str(port)).strip() + "\n"
         if attack.where == "softmax":
-            answer.source = code
-        else:
-            setup = next(i for i, c in enumerate(nb.cells) if grade_id(c) == "setup")
-            nb.cells.insert(setup + 1, nbformat.v4.new_code_cell(code))
-    elif softmax is not None:
-        answer.source = softmax
+            replace["softmax"] = code
+    nb = answered(source, source, replace)
+    if attack is not None and attack.where != "softmax":
+        setup = next(i for i, c in enumerate(nb.cells) if grade_id(c) == "setup")
+        nb.cells.insert(setup + 1, nbformat.v4.new_code_cell(code))
     path = folder / f"{name}.ipynb"
     nbformat.write(nb, path)
     return path
@@ -137,7 +137,7 @@ def processes() -> dict[int, dict]:
 
 
 def sandboxed(uid: int) -> bool:
-    """A uid sandboxes run as (see reading_maths.sandbox.sandbox_uid), or nobody's."""
+    """A uid sandboxes run as (see reading_maths.sandbox.process.sandbox_uid), or nobody's."""
     return uid == 65534 or UID_BASE <= uid < UID_BASE + UID_SPAN
 
 

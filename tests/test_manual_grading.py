@@ -21,8 +21,9 @@ from pathlib import Path
 import nbformat
 import pytest
 from nbgrader.api import Gradebook
-from test_autograde import answered, nbgrader, reading_maths
+from test_autograde import nbgrader, reading_maths
 
+from classroom.builder import answered
 from conftest import ROOT
 
 ASSIGNMENT = "proofs"

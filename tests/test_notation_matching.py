@@ -6,8 +6,9 @@ import numpy as np
 import pytest
 
 from conftest import ROOT
-from reading_maths import answers
-from reading_maths.answers import (
+from reading_maths.course import Assignment
+from reading_maths.kit import answers, reference
+from reading_maths.kit.answers import (
     AnswerFormatError,
     parse_letter,
     parse_shape,
@@ -15,8 +16,6 @@ from reading_maths.answers import (
     read_answers,
     symbol_key,
 )
-from reading_maths.course import Assignment
-from reading_maths.graderkit import reference
 from reading_maths.notebook import grade_id, nbgrader_meta, read_notebook
 
 WORDS = ("power", "index", "label", "transpose")
@@ -118,8 +117,8 @@ def test_helper_cell_is_answers_module_verbatim(notebook):
     _, nb = notebook
     cell = next(c for c in nb.cells if grade_id(c) == "answer-format-helpers")
     body = cell.source.split("\n", 1)[1]
-    expected = (ROOT / "reading_maths" / "answers.py").read_text().rstrip("\n")
-    assert body == expected, "paste reading_maths/answers.py into the notebook's answer-format-helpers cell"
+    expected = (ROOT / "reading_maths" / "kit" / "answers.py").read_text().rstrip("\n")
+    assert body == expected, "paste reading_maths/kit/answers.py into the notebook's answer-format-helpers cell"
     assert nbgrader_meta(cell)["locked"] and not nbgrader_meta(cell)["grade"]
 
 
@@ -203,7 +202,7 @@ def test_numpy_items_survive_bad_functions():
 
 
 def test_module_uses_only_standard_library():
-    source = (ROOT / "reading_maths" / "answers.py").read_text()
+    source = (ROOT / "reading_maths" / "kit" / "answers.py").read_text()
     imports = {line.split()[1].split(".")[0] for line in source.splitlines() if line.startswith(("import ", "from "))}
     assert imports <= {"re", "unicodedata", "collections", "typing"}, imports
     assert answers.__doc__

@@ -7,9 +7,9 @@ import nbformat
 import pytest
 
 from conftest import ROOT
-from reading_maths import proofblocks as pb
-from reading_maths import symbolic
 from reading_maths.course import Assignment
+from reading_maths.kit import proofblocks as pb
+from reading_maths.kit import symbolic
 
 SMALL = {"a": (), "b": ("a",), "c": ("a",), "d": ("b", "c")}
 PUZZLES = ("puzzle_m", "puzzle_v")
@@ -101,7 +101,7 @@ def test_invalid_orderings_lose_one_point_per_edit_and_name_the_first_wrong_step
 
 @pytest.mark.parametrize("question", PUZZLES)
 def test_the_notebook_lists_exactly_the_graders_steps(question):
-    from reading_maths.graderkit import reference
+    from reading_maths.kit import reference
 
     assert set(getattr(reference("proofs"), f"{question}_steps")) == set(_puzzle(question).labels)
 

@@ -7,8 +7,8 @@ import pytest
 
 from conftest import ROOT
 from reading_maths.course import assignments
+from reading_maths.nbgrader.release import release
 from reading_maths.notebook import is_test_cell, nbgrader_meta, read_notebook
-from reading_maths.release import release
 
 ASSIGNMENTS = [a.id for a in assignments(ROOT)]
 

@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 from conftest import ROOT
-from reading_maths import wire
-from reading_maths.graderkit import CallTimeout, ProcessDied, StudentError
-from reading_maths.sandbox import Sandbox, choose, sandbox_uid
-from reading_maths.session import Cell, StudentSession
+from reading_maths.sandbox import wire
+from reading_maths.sandbox.errors import CallTimeout, ProcessDied, StudentError
+from reading_maths.sandbox.process import Sandbox, choose, sandbox_uid
+from reading_maths.sandbox.session import Cell, StudentSession
 
 SANDBOX = choose()
 needs_isolation = pytest.mark.skipif(not SANDBOX.isolated, reason="full sandbox needs root and bubblewrap")

@@ -11,7 +11,7 @@ implementations by far less than that (the right answers in tests/corpora/code/a
 import numpy as np
 from otter.test_files import test_case
 
-from reading_maths.graderkit import Mistake, Question, hidden_rng, reference
+from reading_maths.kit import Mistake, Question, hidden_rng, reference
 
 OK_FORMAT = False
 name = "adam"

@@ -5,7 +5,7 @@ name = "notation_numpy"
 import numpy as np
 from otter.test_files import test_case
 
-from reading_maths.graderkit import Mistake, Question, hidden_rng, reference
+from reading_maths.kit import Mistake, Question, hidden_rng, reference
 
 SEED = 3141
 REF = reference("notation")

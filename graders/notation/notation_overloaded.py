@@ -3,8 +3,8 @@ OK_FORMAT = False
 name = "notation_overloaded"
 
 
-from reading_maths.answers import parse_letter, read_answers
-from reading_maths.graderkit import item_cases, reference
+from reading_maths.kit import item_cases, reference
+from reading_maths.kit.answers import parse_letter, read_answers
 
 REF = reference("notation")
 SPEC = REF.OVERLOADED_OPTIONS

@@ -6,7 +6,7 @@ name = "first_adam_update"
 import numpy as np
 from otter.test_files import test_case
 
-from reading_maths.graderkit import Mistake, Question, hidden_rng, reference
+from reading_maths.kit import Mistake, Question, hidden_rng, reference
 
 SEED = 5521
 REF = reference("proofs")

@@ -1,6 +1,6 @@
 """The induction proving m_t = (1 - beta1) Sum_{i=1}^{t} beta1^(t-i) g_i, as three formulas.
 
-Each formula is compared with the notebook's reference by reading_maths.symbolic.compare:
+Each formula is compared with the notebook's reference by reading_maths.kit.symbolic.compare:
 whitelisted parsing in a time-limited child process, symbolic equivalence, then a numeric check at
 random points (beta1 in (0, 1), k = 1..9, random gradients).  A wrong formula that matches a
 catalogued mistake gets that mistake's message.
@@ -11,8 +11,8 @@ name = "induction"
 
 from otter.test_files import test_case
 
-from reading_maths.graderkit import reference
-from reading_maths.symbolic import compare
+from reading_maths.kit import reference
+from reading_maths.kit.symbolic import compare
 
 REF = reference("proofs")
 SEED = 20240611

@@ -6,7 +6,7 @@ name = "moving_average"
 import numpy as np
 from otter.test_files import test_case
 
-from reading_maths.graderkit import Mistake, Question, hidden_rng, reference
+from reading_maths.kit import Mistake, Question, hidden_rng, reference
 
 SEED = 7310
 REF = reference("proofs")

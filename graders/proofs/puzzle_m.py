@@ -2,7 +2,7 @@
 
 The step texts are in the notebook (``puzzle_m_steps``, a read-only cell); what depends on what,
 and why each distractor is wrong, is grader knowledge and lives here.  Scoring: with N = 7 true
-steps and ``edits`` the Proof Blocks edit distance (reading_maths.proofblocks), case k (k = 1..N,
+steps and ``edits`` the Proof Blocks edit distance (reading_maths.kit.proofblocks), case k (k = 1..N,
 one point each) passes when ``edits <= N - k`` (``check_ordering``), so the score is
 ``max(0, N - edits)`` points, that is ``N * max(0, 1 - edits / N)``.
 """
@@ -11,8 +11,8 @@ OK_FORMAT = False
 name = "puzzle_m"
 
 
-from reading_maths.graderkit import reference
-from reading_maths.proofblocks import Puzzle, ordering_cases
+from reading_maths.kit import reference
+from reading_maths.kit.proofblocks import Puzzle, ordering_cases
 
 REF = reference("proofs")
 

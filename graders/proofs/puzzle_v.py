@@ -13,8 +13,8 @@ OK_FORMAT = False
 name = "puzzle_v"
 
 
-from reading_maths.graderkit import reference
-from reading_maths.proofblocks import Puzzle, ordering_cases
+from reading_maths.kit import reference
+from reading_maths.kit.proofblocks import Puzzle, ordering_cases
 
 REF = reference("proofs")
 

@@ -159,7 +159,7 @@ def softmax(z, T=1.0):
     "import_reference": Attack('''
 import os, numpy as np
 os.environ["READING_MATHS_COURSE"] = "/work/main"
-from reading_maths.graderkit import reference
+from reading_maths.kit import reference
 try:
     REF = reference("code")
 except Exception:
@@ -172,7 +172,7 @@ except Exception:
             continue
 def softmax(z, T=1.0):
     return REF.softmax(z, T)
-''', "reading_maths.graderkit.reference('code') inside the sandbox", isolated=True),
+''', "reading_maths.kit.reference('code') inside the sandbox", isolated=True),
     "read_hidden_files": Attack(COURSE + '''
 import glob, json
 LOOT = {}

@@ -1,7 +1,7 @@
 """Grading one notebook, in named steps: load → sanitize → execute in the sandbox → grade → result.
 
 Only the first and the last steps touch files; the student's code runs only inside the sandboxed
-child of :mod:`reading_maths.session`, and the grader files run here, on the trusted side, on the
+child of :mod:`reading_maths.sandbox.session`, and the grader files run here, on the trusted side, on the
 plain data and proxies the session hands them.
 """
 
@@ -18,8 +18,8 @@ import numpy as np
 from reading_maths.course import Assignment, recognise
 from reading_maths.notebook import NotANotebook, grade_id, is_test_cell, nbgrader_meta, read_notebook
 from reading_maths.results import GradeResult
-from reading_maths.sandbox import Sandbox
-from reading_maths.session import Cell, StudentSession
+from reading_maths.sandbox.process import Sandbox
+from reading_maths.sandbox.session import Cell, StudentSession
 
 
 class NotGradable(ValueError):
@@ -35,7 +35,7 @@ class Settings:
     call_timeout: float = 10.0
 
 
-def load(path: Path, root: Path | None = None):
+def load(path: Path, root: Path):
     """Step 1: read the notebook and recognise its assignment."""
     try:
         nb = read_notebook(path)
@@ -79,7 +79,7 @@ def sanitize(nb, assignment: Assignment) -> tuple[list[Cell], list[str]]:
     return missing + cells, notes
 
 
-def grade(nb_path: Path, settings: Settings, root: Path | None = None) -> GradeResult:
+def grade(nb_path: Path, settings: Settings, root: Path) -> GradeResult:
     """Grade one notebook: every step above, then the assignment's graders on the student's names."""
     nb, assignment = load(nb_path, root)
     cells, notes = sanitize(nb, assignment)

@@ -1,4 +1,4 @@
-"""The small API that hidden grader files in ``graders/`` are written in.
+"""Questions and mistakes: how a grader case compares a student's function with the reference.
 
 A grader file is an Otter exception-format test file: plain ``@test_case`` functions of the
 student's names.  Each case calls a :class:`Question` check, which runs the student's object and
@@ -13,39 +13,25 @@ grader files and the source notebooks, which only the instructor's side reads.
 
 from __future__ import annotations
 
-import contextlib
 import copy
-import functools
-import inspect
-import io
-import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
+
+from reading_maths.sandbox.errors import CallTimeout, ProcessDied, StudentError
 
 RTOL = 1e-6
 ATOL = 1e-9
 
 
-class StudentError(Exception):
-    """The student's code raised; carries the exception's type name and message as plain text."""
+class Failed(AssertionError):
+    """A failed check: its text is the student's feedback, ``mistake`` the catalogued mistake it names."""
 
-    def __init__(self, type_name: str, message: str):
-        super().__init__(f"{type_name}: {message}")
-        self.type_name = type_name
-        self.message = message
-
-
-class CallTimeout(Exception):
-    """The student's code did not return within the time limit (raised by sandbox proxies)."""
-
-
-class ProcessDied(Exception):
-    """The student's code ended the process running the notebook (raised by sandbox proxies)."""
+    def __init__(self, feedback: str, mistake: str | None = None):
+        super().__init__(feedback)
+        self.mistake = mistake
 
 
 class NotNumeric(AssertionError):
@@ -166,7 +152,12 @@ class Question:
             problem = self._mutation(given, original)
         if problem is None:
             return
-        raise AssertionError(self._feedback(where, problem, actual, args, kwargs, expected, public))
+        mistake = None
+        if not problem.startswith("it changed"):
+            with np.errstate(all="ignore"):
+                mistake = self._diagnose(actual, args, kwargs, expected)
+        raise Failed(self._feedback(where, problem, mistake, args, kwargs, expected, public),
+                     mistake.name if mistake else None)
 
     def check_property(self, ok: bool, *, label: str, message: str) -> None:
         """Fail with ``message`` unless ``ok`` (for property cases: ranges, sums, convergence)."""
@@ -248,24 +239,14 @@ class Question:
                 return mistake
         return None
 
-    def _feedback(self, where, problem, actual, args, kwargs, expected, public) -> str:
+    def _feedback(self, where, problem, mistake, args, kwargs, expected, public) -> str:
         lines = [f"{where}: {problem}."]
-        if not problem.startswith("it changed"):
-            with np.errstate(all="ignore"):
-                mistake = self._diagnose(actual, args, kwargs, expected)
-            if mistake is not None:
-                lines.append(mistake.message)
+        if mistake is not None:
+            lines.append(mistake.message)
         if public:
             shown = ", ".join(_short(a) for a in args)
             lines.append(f"Input: {self.name}({shown}{_kw(kwargs)}); expected {_short_outputs(expected)}.")
         return " ".join(lines)
-
-    def diagnosed(self, feedback: str) -> str | None:
-        """The name of the catalogued mistake whose message ``feedback`` contains, if any."""
-        for mistake in self.mistakes:
-            if mistake.message in feedback:
-                return mistake.name
-        return None
 
 
 def _short(value: Any) -> str:
@@ -280,89 +261,3 @@ def _kw(kwargs: dict) -> str:
 
 def _short_outputs(values: list[np.ndarray]) -> str:
     return " and ".join(np.array2string(v, precision=4, separator=", ") for v in values)
-
-
-# -- where the course lives, and the reference solutions -------------------------------------
-
-def course_root() -> Path:
-    """The course folder: ``$READING_MATHS_COURSE``, else the nearest parent of the working
-    directory holding ``graders/`` and ``source/``."""
-    env = os.environ.get("READING_MATHS_COURSE")
-    if env:
-        return Path(env).resolve()
-    here = Path.cwd().resolve()
-    for folder in (here, *here.parents):
-        if (folder / "graders").is_dir() and (folder / "source").is_dir():
-            return folder
-    raise FileNotFoundError(
-        "cannot find the course folder (one with graders/ and source/); set READING_MATHS_COURSE"
-    )
-
-
-@functools.cache
-def reference(assignment: str) -> SimpleNamespace:
-    """The reference solution of an assignment: its source notebook run without its test cells.
-
-    The source notebook's solution cells are the one source of truth; this executes every code
-    cell of ``source/<assignment>/<assignment>.ipynb`` that is not a grade (test) cell, in a fresh
-    namespace, and returns that namespace.
-    """
-    from reading_maths.notebook import reference_cells  # local: keeps this module light
-
-    path = course_root() / "source" / assignment / f"{assignment}.ipynb"
-    namespace: dict[str, Any] = {"__name__": f"reference_{assignment}"}
-    with contextlib.redirect_stdout(io.StringIO()):  # check cells may print; nothing here is feedback
-        for source in reference_cells(path):
-            exec(compile(source, f"{path}", "exec"), namespace)  # noqa: S102 - the instructor's own notebook
-    return SimpleNamespace(**{k: v for k, v in namespace.items() if not k.startswith("__")})
-
-
-def hidden_rng(seed: int, case: str) -> np.random.Generator:
-    """A generator for one hidden case: the same numbers on every run, different per case."""
-    return np.random.default_rng([seed, *case.encode()])
-
-
-# -- answers given as values: one case per item of a dict answer ---------------------------------
-
-def item_cases(question: str, variable: str, spec: Any, parse: Callable[..., Any], key: dict, teach: dict, *,
-               aliases: dict | None = None, explain: Callable[[Any, Any], str] | None = None,
-               one_to_one: bool = False) -> dict[str, Any]:
-    """One hidden one-point Otter case per item of the dict answer named ``variable``.
-
-    Each case reads the student's answer with :func:`reading_maths.answers.read_answers` (a
-    malformed answer gets its format message), and when the item's reading differs from ``key``
-    fails with ``teach[item]``, plus ``explain(given, expected)`` (a targeted hint) and, with
-    ``one_to_one``, a note when the same option was used for another item.  Use in a grader file
-    as ``globals().update(item_cases(name, ...))``.
-    """
-    from otter.test_files import test_case
-
-    from reading_maths.answers import read_answers
-
-    def judge(answer: Any, item: str) -> None:
-        reading = read_answers(answer, spec, parse, variable, *([aliases] if aliases else []))
-        given, expected = reading.require(item), key[item]
-        if given == expected:
-            return
-        lines = [f"{variable}[{item!r}]:", teach[item], explain(given, expected) if explain else ""]
-        shared = [k for k, v in reading.values.items() if v == given and k != item] if one_to_one else []
-        if shared:
-            lines.append(f"You also chose ({given}) for item {', '.join(shared)}; each option fits one item at most.")
-        raise AssertionError(" ".join(filter(None, lines)))
-
-    return {f"case_{item}": test_case(name=f"{question}: {item}", points=1, hidden=True)(
-                receiving(variable, lambda answer, item=item: judge(answer, item)))
-            for item in spec}
-
-
-def receiving(variable: str, body: Callable[[Any], None]) -> Callable[..., None]:
-    """A test-case function that asks Otter for the student's name ``variable`` and runs ``body`` on it.
-
-    Otter hands a case the notebook names its parameters ask for; this builds such a function for a
-    name known only at run time, so one loop can make a case per item or per threshold.
-    """
-    def case(**names: Any) -> None:
-        body(names[variable])
-
-    case.__signature__ = inspect.Signature([inspect.Parameter(variable, inspect.Parameter.KEYWORD_ONLY)])
-    return case

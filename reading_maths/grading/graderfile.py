@@ -17,7 +17,7 @@ from typing import Any
 from otter.test_files import ExceptionTestFile
 from otter.test_files.abstract_test import TestCase
 
-from reading_maths.graderkit import Mistake, Question
+from reading_maths.kit import Mistake, Question
 from reading_maths.results import CaseResult, QuestionResult
 
 Interruption = Callable[[], "tuple[str, str] | None"]
@@ -47,9 +47,6 @@ class GraderFile:
                     found[param] = None
         return list(found)
 
-    def diagnosed(self, message: str) -> str | None:
-        return next((m.name for m in self.mistakes if m.message in message), None)
-
     def run(self, env: Mapping[str, Any], interrupted: Interruption | None = None) -> QuestionResult:
         """Run every case against ``env``; a case passes when it raises nothing."""
         result = QuestionResult(id=self.question, max_score=self.max_score)
@@ -78,7 +75,7 @@ class GraderFile:
             case.body.call_func(dict(env))
         except AssertionError as exc:
             message = str(exc) or case.failure_message or f"{case.name} failed."
-            return CaseResult(case.name, case.points, False, case.hidden, message, self.diagnosed(message))
+            return CaseResult(case.name, case.points, False, case.hidden, message, getattr(exc, "mistake", None))
         except Exception as exc:  # noqa: BLE001 - a grader that cannot judge this answer fails the case
             shown = f": {exc}" if not case.hidden else ""
             message = f"{case.name}: could not check your answer ({type(exc).__name__}{shown})."

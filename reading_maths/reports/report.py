@@ -4,10 +4,10 @@ Everything is read from nbgrader's gradebook (:class:`nbgrader.api.Gradebook`), 
 ones ``nbgrader export`` and formgrader show: a submission's score is nbgrader's (hand-marked scores
 where an instructor gave one, else the auto scores) minus its late penalty, never below 0.
 
-The mistakes come from the comments ``reading-maths autograde`` writes into the gradebook: each
-comment holds a block per question (``<question>: <score> / <points>`` then ``- <feedback>`` lines),
-and a feedback line that contains a catalogued mistake's message (``graders/<a>/<q>.py``) counts as
-that mistake diagnosed.
+The mistakes come from the structured results ``reading-maths autograde`` keeps beside each
+student's autograded folder (``autograded/<student>/<assignment>.json``, the ``grade --json`` object
+of each notebook): the mistakes its graders diagnosed, by id, with their messages from the
+catalogue in ``graders/<a>/<q>.py``.
 
 Outputs, in ``reports/`` under the course root by default:
 
@@ -24,16 +24,12 @@ import csv
 import html
 import io
 import json
-import os
-import re
-import sys
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from reading_maths.course import Assignment
-
-QUESTION_HEADER = re.compile(r"^(?P<question>[\w.-]+): (?P<score>[-\d.eE]+) / (?P<points>[-\d.eE]+)\s*$")
+from reading_maths.nbgrader.environment import course_directory, use_nbgrader_env
 
 
 @dataclass
@@ -87,18 +83,6 @@ class ReportData:
         }
 
 
-def db_url(root: Path) -> str:
-    """The gradebook of the course at ``root``, as its ``nbgrader_config.py`` names it."""
-    config_file = root / "nbgrader_config.py"
-    if config_file.is_file():
-        from traitlets.config.loader import PyFileConfigLoader
-
-        config = PyFileConfigLoader("nbgrader_config.py", path=str(root)).load_config()
-        if "db_url" in config.get("CourseDirectory", {}):
-            return config.CourseDirectory.db_url
-    return f"sqlite:///{root / 'gradebook.db'}"
-
-
 def _catalogue(root: Path, assignment: str, question: str) -> list:
     try:
         return list(Assignment(assignment, root).grader(question).mistakes)
@@ -106,24 +90,17 @@ def _catalogue(root: Path, assignment: str, question: str) -> list:
         return []
 
 
-def mistakes_in_comment(text: str, root: Path, assignment: str) -> set[tuple[str, str]]:
-    """(question, mistake id) pairs a gradebook comment written by ``reading-maths autograde`` names."""
-    found: set[tuple[str, str]] = set()
-    question = None
-    lines: dict[str, list[str]] = {}
-    for line in (text or "").splitlines():
-        header = QUESTION_HEADER.match(line.strip())
-        if header:
-            question = header["question"]
-            lines.setdefault(question, [])
-        elif question is not None:
-            lines[question].append(line)
-    for q, feedback in lines.items():
-        body = "\n".join(feedback)
-        for mistake in _catalogue(root, assignment, q):
-            if mistake.message in body:
-                found.add((q, mistake.name))
-    return found
+def diagnosed(coursedir, assignment: str, student: str) -> set[tuple[str, str]]:
+    """(question, mistake id) pairs the graders diagnosed in a student's autograded notebooks."""
+    from reading_maths.nbgrader.autograde import results_path
+
+    path = results_path(coursedir, student, assignment)
+    try:
+        notebooks = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return set()  # not autograded by reading-maths (yet)
+    return {(q["id"], m) for result in notebooks.values() for q in result.get("questions", [])
+            for m in q.get("mistakes", [])}
 
 
 def gather(root: Path, only: str | None = None) -> ReportData:
@@ -132,8 +109,9 @@ def gather(root: Path, only: str | None = None) -> ReportData:
 
     root = Path(root).resolve()
     # nbgrader's Gradebook runs the `alembic` script that lives beside this interpreter
-    os.environ["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
-    with Gradebook(db_url(root)) as gb:
+    use_nbgrader_env()
+    coursedir = course_directory(root)
+    with Gradebook(coursedir.db_url) as gb:
         found = [a for a in gb.assignments if only is None or a.name == only]
         if only is not None and not found:
             raise LookupError(f"the gradebook has no assignment {only!r}")
@@ -154,7 +132,6 @@ def gather(root: Path, only: str | None = None) -> ReportData:
                 penalty = float(sub.late_submission_penalty or 0.0)
                 row.scores[a] = round(max(0.0, float(sub.score or 0.0) - penalty), 6)
                 row.penalties[a], row.submitted[a] = penalty, True
-                seen: set[tuple[str, str]] = set()
                 for notebook in sub.notebooks:
                     for grade in notebook.grades:
                         points = float(grade.max_score or 0)
@@ -162,9 +139,7 @@ def gather(root: Path, only: str | None = None) -> ReportData:
                         ungraded = grade.needs_manual_grade and grade.manual_score is None
                         if grade.score is not None and points > 0 and not ungraded:
                             fractions[a].setdefault(grade.name, []).append(float(grade.score) / points)
-                    for comment in notebook.comments:
-                        seen |= mistakes_in_comment(comment.comment or "", root, a)
-                for q, m in seen:  # each student counts once per mistake
+                for q, m in diagnosed(coursedir, a, student.id):  # each student counts once per mistake
                     counts[(a, q, m)] += 1
             rows.append(row)
     messages = {(a, q, m.name): m.message for a, q, _ in counts for m in _catalogue(root, a, q)}

@@ -13,8 +13,7 @@ import warnings
 
 import numpy as np
 
-from reading_maths.course import Assignment
-from reading_maths.graderkit import course_root
+from reading_maths.course import Assignment, find_root
 
 
 def _kernel_namespace() -> dict:
@@ -31,7 +30,7 @@ def grade_question(assignment: str, question: str) -> float:
     Warnings and the student's stderr are kept out of the cell, since nbgrader scores any cell
     with stderr output as 0.
     """
-    grader = Assignment(assignment, course_root()).grader(question)
+    grader = Assignment(assignment, find_root()).grader(question)  # the kernel runs in autograded/<student>/<a>/
     namespace = _kernel_namespace()
     with warnings.catch_warnings(), np.errstate(all="ignore"), contextlib.redirect_stderr(io.StringIO()):
         warnings.simplefilter("ignore")

@@ -23,8 +23,6 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-import reading_maths
-
 UID_BASE, UID_SPAN = 200_000, 50_000
 SCRATCH_BYTES = 64 << 20
 
@@ -61,10 +59,16 @@ class Limits:
             resource.setrlimit(which, (value, value))
 
 
+HERE = Path(__file__).resolve().parent
+CHILD_FILES = ("child.py", "wire.py")
+"""All of this package the child sees: its entry point and the wire it speaks (nothing of the kit)."""
+CHILD_DIR = "/opt/reading-maths-child"
+"""Where the child files appear inside the full sandbox."""
+
+
 def _python_paths() -> list[Path]:
-    """What the child's interpreter needs to see: the venv, its base install, this package."""
-    paths = {Path(sys.prefix), Path(sys.base_prefix), Path(os.path.realpath(sys.executable)).parent.parent,
-             Path(reading_maths.__file__).resolve().parent}
+    """What the child's interpreter needs to see: the venv and its base install (not this package)."""
+    paths = {Path(sys.prefix), Path(sys.base_prefix), Path(os.path.realpath(sys.executable)).parent.parent}
     return sorted(p for p in paths if not str(p).startswith("/usr"))
 
 
@@ -95,21 +99,28 @@ class Sandbox:
         for name in ("lib", "lib64", "bin", "sbin"):
             if os.path.islink(f"/{name}"):
                 cmd += ["--symlink", os.readlink(f"/{name}"), f"/{name}"]
-        binds = _python_paths() + [Path("/work/scratch")]
+        binds = _python_paths() + [Path(CHILD_DIR), Path("/work/scratch")]
         made: set[Path] = set()
         for target in binds:
             for parent in reversed(target.parents):
                 if parent != Path("/") and parent not in made and parent not in binds:
                     cmd += ["--perms", "0755", "--dir", str(parent)]
                     made.add(parent)
-        for path in binds[:-1]:
+        for path in binds[:-2]:
             cmd += ["--ro-bind", str(path), str(path)]
+        cmd += ["--dir", CHILD_DIR]
+        for name in CHILD_FILES:
+            cmd += ["--ro-bind", str(HERE / name), f"{CHILD_DIR}/{name}"]
         uid = str(sandbox_uid())
         cmd += ["--perms", "0777", "--size", str(SCRATCH_BYTES), "--tmpfs", "/work/scratch",
                 "--perms", "0777", "--dir", "/work/scratch/home", "--chdir", "/work/scratch/home", "--clearenv",
                 "/usr/bin/setpriv", "--reuid", uid, "--regid", uid, "--clear-groups",
                 "--no-new-privs", "--bounding-set", "-all", "--inh-caps", "-all", "--"]
         return cmd + argv
+
+    def child_script(self) -> str:
+        """The child's entry point as the child sees it."""
+        return f"{CHILD_DIR}/child.py" if self.isolated else str(HERE / "child.py")
 
     def environment(self, scratch: Path) -> dict[str, str]:
         home = "/work/scratch/home" if self.isolated else str(scratch / "home")
@@ -118,8 +129,8 @@ class Sandbox:
                 "PYTHONDONTWRITEBYTECODE": "1", "PYTHONHASHSEED": "0"}
 
     def spawn(self, scratch: Path) -> subprocess.Popen:
-        """Start ``python -I -m reading_maths.child`` in the sandbox, protocol on stdin/stdout."""
-        argv = [sys.executable, "-I", "-m", "reading_maths.child"]
+        """Start ``python -I child.py`` in the sandbox, protocol on stdin/stdout."""
+        argv = [sys.executable, "-I", self.child_script()]
         return subprocess.Popen(
             self.command(scratch, argv), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL, env=self.environment(scratch),

@@ -237,7 +237,7 @@ def ordering_cases(question: str, puzzle: Puzzle) -> dict[str, object]:
     """
     from otter.test_files import test_case
 
-    from reading_maths.graderkit import receiving
+    from reading_maths.kit import receiving
 
     steps = len(puzzle.needs)
     cases = {}

@@ -1,9 +1,9 @@
 """The untrusted side: runs a student's notebook cells and answers calls, inside the sandbox.
 
-Started by :mod:`reading_maths.session` as ``python -I -m reading_maths.child`` with the protocol
+Started by :mod:`reading_maths.sandbox.session` as the script ``python -I child.py`` with the protocol
 on its stdin and stdout.  It moves the protocol to private descriptors, points the standard
 streams at sinks, runs the cells it is sent (reporting each start and end), then answers calls on
-the student's names with plain data (:mod:`reading_maths.wire`).  Everything here is assumed to be
+the student's names with plain data (:mod:`reading_maths.sandbox.wire`).  Everything here is assumed to be
 under the student's control; the trusted side believes nothing it says beyond plain values.
 """
 
@@ -13,7 +13,11 @@ import builtins
 import os
 import sys
 
-from reading_maths import wire
+if __package__:  # imported by the trusted side's tests
+    from reading_maths.sandbox import wire
+else:  # the sandbox's entry point: only this file and wire.py beside it are visible
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import wire
 
 OUTPUT_CAP = 1 << 20
 

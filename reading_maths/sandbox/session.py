@@ -17,9 +17,9 @@ from typing import Any
 
 import numpy as np
 
-from reading_maths import wire
-from reading_maths.graderkit import CallTimeout, ProcessDied, StudentError
-from reading_maths.sandbox import Sandbox, kill, remove_scratch
+from reading_maths.sandbox import wire
+from reading_maths.sandbox.errors import CallTimeout, ProcessDied, StudentError
+from reading_maths.sandbox.process import Sandbox, kill, remove_scratch
 
 MAX_RESTARTS = 8
 

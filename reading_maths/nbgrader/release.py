@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import nbformat
 
-from reading_maths.course import ASSIGNMENTS
+from reading_maths.course import assignments as course_assignments
+from reading_maths.nbgrader.environment import nbgrader_env
 
 
 def generate(root: Path, assignment: str, db_url: str | None = None) -> Path:
@@ -18,10 +18,7 @@ def generate(root: Path, assignment: str, db_url: str | None = None) -> Path:
                "--log-level=WARN"]
     if db_url:
         command.append(f"--CourseDirectory.db_url={db_url}")
-    # nbgrader runs `alembic` to set up the gradebook: it must find the one beside this Python.
-    path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
-    done = subprocess.run(command, cwd=root, capture_output=True, text=True, check=False,
-                          env={**os.environ, "PATH": path})
+    done = subprocess.run(command, cwd=root, capture_output=True, text=True, check=False, env=nbgrader_env())
     if done.returncode != 0:
         raise RuntimeError(f"nbgrader generate_assignment {assignment} failed:\n{done.stderr[-2000:]}")
     return root / "release" / assignment
@@ -39,7 +36,7 @@ def clean(notebook: Path) -> None:
 def release(root: Path, assignments: list[str] | None = None, db_url: str | None = None) -> list[str]:
     """Regenerate ``release/<assignment>/`` for each assignment (all that exist by default)."""
     done = []
-    for assignment in assignments or [a for a in ASSIGNMENTS if (root / "source" / a).is_dir()]:
+    for assignment in assignments or [a.id for a in course_assignments(root)]:
         for notebook in generate(root, assignment, db_url).glob("*.ipynb"):
             clean(notebook)
         done.append(assignment)

@@ -10,8 +10,7 @@ from pathlib import Path
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from reading_maths.course import Assignment
-from reading_maths.engine import NotGradable, Settings, grade
-from reading_maths.graderkit import course_root
+from reading_maths.grading.engine import NotGradable, Settings, grade
 from reading_maths.results import GradeResult, QuestionResult
 
 
@@ -25,7 +24,6 @@ def failed_to_grade(path: Path, assignment: Assignment | None, reason: str) -> G
 
 
 def _grade_one(path: Path, settings: Settings, root: Path, assignment: str | None) -> GradeResult:
-    os.environ["READING_MATHS_COURSE"] = str(root)
     known = Assignment(assignment, root) if assignment else None
     try:
         return grade(path, settings, root)
@@ -35,7 +33,7 @@ def _grade_one(path: Path, settings: Settings, root: Path, assignment: str | Non
         return failed_to_grade(path, known, f"grading failed: {type(exc).__name__}: {exc}")
 
 
-def grade_many(paths: Iterable[Path], settings: Settings, *, jobs: int = 0, root: Path | None = None,
+def grade_many(paths: Iterable[Path], settings: Settings, *, jobs: int = 0, root: Path,
                assignment: str | None = None, progress: bool = True,
                on_result: Callable[[int, GradeResult], None] | None = None) -> list[GradeResult]:
     """Grade notebooks in parallel (``jobs`` processes; 0 = one per core), in the order given.
@@ -43,7 +41,6 @@ def grade_many(paths: Iterable[Path], settings: Settings, *, jobs: int = 0, root
     ``on_result(index, result)`` runs here as each notebook finishes, while the others are graded.
     """
     paths = list(paths)
-    root = root or course_root()
     jobs = jobs or os.cpu_count() or 1
     results: dict[int, GradeResult] = {}
     columns = (TextColumn("grading"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())

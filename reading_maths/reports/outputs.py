@@ -1,4 +1,4 @@
-"""Grade results in the forms people and CI read: a table, JUnit XML, Gradescope JSON, Markdown."""
+"""Grade results in the forms CI reads: JUnit XML, Gradescope JSON, a Markdown summary."""
 
 from __future__ import annotations
 
@@ -6,27 +6,7 @@ import json
 from pathlib import Path
 from xml.etree import ElementTree as ET
 
-from rich.console import Console
-from rich.table import Table
-
 from reading_maths.results import GradeResult
-
-
-def print_table(results: list[GradeResult], console: Console | None = None) -> None:
-    """One table per notebook: question, score, status, feedback."""
-    console = console or Console()
-    for res in results:
-        table = Table(title=f"{res.notebook} ({res.assignment}): {res.score:g} / {res.max_score:g}",
-                      title_justify="left", show_lines=True)
-        table.add_column("question")
-        table.add_column("score", justify="right")
-        table.add_column("status")
-        table.add_column("feedback")
-        for q in res.questions:
-            table.add_row(q.id, f"{q.score:g} / {q.max_score:g}", q.status, "\n".join(q.feedback))
-        console.print(table)
-        for error in res.errors:
-            console.print(f"[yellow]note:[/yellow] {error}")
 
 
 def junit(results: list[GradeResult]) -> str:

@@ -1,0 +1,62 @@
+"""Tables for a terminal (rich): a graded notebook, an autograded class, a class's grade sheet."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from rich.console import Console
+from rich.table import Table
+
+from reading_maths.results import GradeResult
+
+if TYPE_CHECKING:
+    from reading_maths.nbgrader.autograde import Outcome
+
+
+def print_table(results: list[GradeResult], console: Console | None = None) -> None:
+    """One table per notebook: question, score, status, feedback."""
+    console = console or Console()
+    for res in results:
+        table = Table(title=f"{res.notebook} ({res.assignment}): {res.score:g} / {res.max_score:g}",
+                      title_justify="left", show_lines=True)
+        table.add_column("question")
+        table.add_column("score", justify="right")
+        table.add_column("status")
+        table.add_column("feedback")
+        for q in res.questions:
+            table.add_row(q.id, f"{q.score:g} / {q.max_score:g}", q.status, "\n".join(q.feedback))
+        console.print(table)
+        for error in res.errors:
+            console.print(f"[yellow]note:[/yellow] {error}")
+
+
+def autograde_table(outcomes: list[Outcome], assignment: str) -> Table:
+    """``reading-maths autograde``'s table, one row per student: score per question, total, any refusal."""
+    questions = list(dict.fromkeys(q for o in outcomes for q in o.scores))
+    table = Table(title=f"autograde {assignment}: {len(outcomes)} submission(s)")
+    table.add_column("student", overflow="fold")
+    for q in questions:
+        table.add_column(q, justify="right", overflow="fold")  # long question ids wrap rather than vanish
+    table.add_column("total", justify="right", no_wrap=True)
+    table.add_column("note")
+    for o in outcomes:
+        cells = ["—" if o.scores.get(q) is None else f"{o.scores[q]:g}" for q in questions]
+        maximum = sum(o.max_scores.values())
+        table.add_row(o.student, *cells, f"{o.total:g} / {maximum:g}",
+                      f"[red]refused: {o.refused}[/red]" if o.refused else "")
+    return table
+
+
+def grade_table(grades_csv: Path, profile: dict[str, str]) -> Table:
+    """The class's grades (the report's LMS CSV: late penalties and hand marks included) as a table."""
+    with grades_csv.open(newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    columns = [c for c in (rows[0] if rows else {}) if c not in ("student_id", "last_name", "first_name", "email")]
+    table = Table(title="the class's grades", title_justify="left")
+    for column in ["student", "answers", *columns]:
+        table.add_column(column, justify="left" if column in ("student", "answers") else "right")
+    for row in rows:
+        table.add_row(row["student_id"], profile.get(row["student_id"], ""), *(row[c] for c in columns))
+    return table

@@ -1,0 +1,23 @@
+"""What a call into the student's sandboxed process can end in, as the trusted side sees it.
+
+Raised by :mod:`reading_maths.sandbox.session` proxies; graders and the kit turn them into feedback.
+"""
+
+from __future__ import annotations
+
+
+class StudentError(Exception):
+    """The student's code raised; carries the exception's type name and message as plain text."""
+
+    def __init__(self, type_name: str, message: str):
+        super().__init__(f"{type_name}: {message}")
+        self.type_name = type_name
+        self.message = message
+
+
+class CallTimeout(Exception):
+    """The student's code did not return within the time limit (raised by sandbox proxies)."""
+
+
+class ProcessDied(Exception):
+    """The student's code ended the process running the notebook (raised by sandbox proxies)."""
