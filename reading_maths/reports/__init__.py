@@ -1,0 +1,1 @@
+"""What people and CI read: terminal tables, JUnit/Gradescope/Markdown outputs, the class report."""
