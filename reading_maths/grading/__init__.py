@@ -1,1 +1,2 @@
-"""Grading a notebook on the trusted side: the pipeline (engine), grader files (graderfile), many notebooks at once (batch)."""
+"""Grading on the trusted side: one notebook through its steps (``engine``), grader files
+(``graderfile``), many notebooks at once (``batch``)."""

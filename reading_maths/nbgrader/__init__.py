@@ -1,1 +1,2 @@
-"""nbgrader adapters: autograde orchestration, the preprocessors that inject sandboxed results (steps), release, the in-kernel driver, the late-penalty plugin, nbgrader's environment."""
+"""nbgrader adapters: autograde's orchestration, the preprocessors that inject the sandbox's results
+(``steps``), release, the in-kernel driver, the late-penalty plugin and nbgrader's environment."""
