@@ -209,6 +209,21 @@ def test_gradebook_holds_the_engine_scores(graded, expected):
     assert {q: s for q, s in wrong.items() if q != "softmax"} == {q: m for q, m in maxima.items() if q != "softmax"}
 
 
+def test_structured_results_are_kept_beside_autograded(graded, expected):
+    """The whole ``grade --json`` object of each notebook, cases and diagnosed mistakes included."""
+    course, _ = graded
+    for student in HONEST:
+        kept = json.loads((course / "autograded" / student / f"{ASSIGNMENT}.json").read_text(encoding="utf-8"))
+        result = kept[ASSIGNMENT]
+        assert result["notebook"] == f"submitted/{student}/{ASSIGNMENT}/{ASSIGNMENT}.ipynb"
+        assert [(q["id"], q["score"]) for q in result["questions"]] == \
+            [(q["id"], q["score"]) for q in expected[student]["questions"]]
+        assert all("cases" in q and "mistakes" in q for q in result["questions"])
+    wrong = json.loads((course / "autograded" / "wrong" / f"{ASSIGNMENT}.json").read_text(encoding="utf-8"))
+    softmax = next(q for q in wrong[ASSIGNMENT]["questions"] if q["id"] == "softmax")
+    assert softmax["mistakes"] == ["no-max-shift"]
+
+
 def test_autograded_notebooks_show_the_feedback(graded, expected):
     course, _ = graded
     for student in HONEST:
