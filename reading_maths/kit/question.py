@@ -1,14 +1,9 @@
 """Questions and mistakes: how a grader case compares a student's function with the reference.
 
-A grader file is an Otter exception-format test file: plain ``@test_case`` functions of the
-student's names.  Each case calls a :class:`Question` check, which runs the student's object and
-the reference on the same input, compares them by the rules of ``design.md`` and, on a failure,
-raises an ``AssertionError`` whose text is the student's feedback.  The same file runs under four
-drivers: pytest (the project's own tests), Otter, nbgrader's kernel, and the sandboxed engine,
-where the student's functions arrive as proxies that call into the sandbox.
-
-Nothing here is secret: hidden inputs, seeds, references and mistake catalogues live in the
-grader files and the source notebooks, which only the instructor's side reads.
+:meth:`Question.check` turns the output into a plain float64 array, requires the exact shape,
+finite values where the reference is finite and the stated tolerance, then that the inputs were
+left unchanged; a failure raises :class:`Failed`, whose text is the feedback and whose ``mistake``
+names the catalogued :class:`Mistake` that explains it, if one does.
 """
 
 from __future__ import annotations
