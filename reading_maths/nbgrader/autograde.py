@@ -41,6 +41,7 @@ from reading_maths.grading.batch import grade_many
 from reading_maths.grading.engine import Settings
 from reading_maths.nbgrader.environment import use_nbgrader_env
 from reading_maths.nbgrader.steps import SandboxedAutograde
+from reading_maths.reports.escape import markdown_text
 from reading_maths.results import GradeResult
 
 
@@ -217,7 +218,7 @@ def record_refused(coursedir: CourseDirectory, submission: Submission, assignmen
                 grade.auto_score = 0.0
                 grade.needs_manual_grade = True
             for comment in notebook.comments:
-                comment.auto_comment = f"Not graded, 0 recorded: {reason}"
+                comment.auto_comment = markdown_text(f"Not graded, 0 recorded: {reason}")
         gb.db.commit()
 
 
