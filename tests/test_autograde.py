@@ -16,10 +16,12 @@ import shutil
 import sqlite3
 import subprocess
 import sys
+from html.parser import HTMLParser
 from pathlib import Path
 
 import nbformat
 import pytest
+from hostile.text import LEAKY_ATTENTION
 from nbgrader.api import Gradebook
 
 from classroom.builder import answered
@@ -415,3 +417,34 @@ def test_formgrader_autograde_button_is_sandboxed(prepared, graded, tmp_path):
     done = run(course, sys.executable, "-c", FORMGRADER, *students)
     assert json.loads(done.stdout.strip().splitlines()[-1]) == dict.fromkeys(students, True)
     assert_sandboxed_like_reading_maths(course, graded[0])
+
+
+class _Tags(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.live: list[tuple[str, list]] = []
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "img" or any(name.startswith("on") for name, _ in attrs) \
+                or any("javascript:" in (value or "") for _, value in attrs):
+            self.live.append((tag, attrs))
+
+
+def test_student_markup_stays_text_in_comments_and_feedback_html(prepared, tmp_path):
+    """An exception message that is HTML and Markdown reaches the gradebook comment escaped and the
+    feedback HTML (``nbgrader generate_feedback``) as text: no ``img``, no ``on*`` attribute, no link."""
+    course = with_thief(prepared, tmp_path / "course")
+    release = nbformat.read(course / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
+    source = nbformat.read(course / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
+    path = submitted(course, "markup")
+    path.parent.mkdir(parents=True)
+    nbformat.write(answered(release, source, {"attention-answer": LEAKY_ATTENTION}), path)
+    nbgrader(course, "autograde", ASSIGNMENT, "--student=markup", "--create", "--force", "--log-level=WARN")
+    comment = comments(course, "markup")["attention-answer"]
+    assert "&lt;img src=x" in comment and "<img" not in comment and "Leak_" not in comment
+    nbgrader(course, "generate_feedback", ASSIGNMENT, "--student=markup", "--force", "--log-level=WARN")
+    page = (course / "feedback" / "markup" / ASSIGNMENT / f"{ASSIGNMENT}.html").read_text()
+    parser = _Tags()
+    parser.feed(page)
+    assert "your code raised an exception" in page and "onerror" in page  # shown, as text
+    assert not parser.live, parser.live
