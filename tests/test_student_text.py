@@ -67,5 +67,5 @@ def test_table_junit_and_summary_keep_student_text_as_text(tmp_path):
     text = summary.read_text()
     assert "<img" not in text and not re.search(r"(?<!\\)\]\(javascript", text) and "&lt;img" in text
     assert "\x00" not in text and "\x1b" not in text
-    rows = [line for line in text.splitlines() if line.startswith("| attention")]
+    rows = [line for line in text.splitlines() if line.startswith("| `attention`")]
     assert rows and all(line.replace("\\|", "").count("|") == 5 for line in rows)

@@ -46,6 +46,6 @@ def markdown(results: list[GradeResult]) -> str:
                   "| question | score | status | feedback |", "|---|---|---|---|"]
         for q in res.questions:
             feedback = "<br>".join(map(table_cell, q.feedback))
-            lines.append(f"| {table_cell(q.id)} | {q.score:g} / {q.max_score:g} | {q.status} | {feedback} |")
+            lines.append(f"| `{q.id}` | {q.score:g} / {q.max_score:g} | {q.status} | {feedback} |")
         lines += [f"- note: {table_cell(e)}" for e in res.errors] + [""]
     return "\n".join(lines)
