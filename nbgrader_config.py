@@ -43,3 +43,13 @@ c.FileNameCollectorPlugin.named_regexp = (
     r"^(?:.*/)?(?P<student_id>[^/_]+)_(?:LATE_|late_)?\d+_\d+_(?P<file_id>[^/]+?)(?:-\d+)?\.ipynb$"
 )
 c.FileNameCollectorPlugin.valid_ext = [".ipynb"]
+
+# --- Every Autograde is sandboxed ----------------------------------------------------------------------
+# `nbgrader autograde` and formgrader's Autograde button grade each submitted notebook with the same
+# sandboxed engine as `reading-maths autograde` and inject its results in place of nbgrader's Execute:
+# the hidden test cells never run in the student's kernel. (`route_autograde(c, sandboxed=False)` after
+# this line would give back nbgrader's stock kernel execution.)
+from reading_maths.nbgrader.sandboxed import route_autograde  # noqa: E402
+
+route_autograde(c)
+c.GradeInSandbox.timeout = 30

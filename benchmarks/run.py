@@ -478,6 +478,9 @@ def main() -> None:
         ours, theirs = tmp / "reading_maths", tmp / "nbgrader"
         for target in (ours, theirs):
             shutil.copytree(base, target)
+        from classroom.stock import use_stock_nbgrader
+
+        use_stock_nbgrader(theirs)  # the baseline is nbgrader as it ships: hidden cells in the kernel
         figures = {"setup": {"generate": gen}}
 
         print("reading-maths ...", file=sys.stderr)

@@ -58,19 +58,31 @@ def main(course: Path | None) -> None:
 def grade_command(paths, as_json, junit, gradescope, summary, fail_under, timeout, jobs, require_sandbox):
     """Grade notebooks (files, or folders of them) on the course's hidden graders.
 
-    Exit status: 0 graded, 1 could not grade (one-line reason), 3 graded but below --fail-under.
+    A notebook that cannot be read (not UTF-8, not JSON, not this course's) costs only itself: it is
+    reported with its reason and every question of the others' assignment at 0, status error.
+
+    \b
+    Exit status (the first that applies):
+      1  nothing could be graded (one-line reason);
+      4  some notebooks could not be read; the others were graded and every output written;
+      3  graded, but a notebook scored below --fail-under;
+      0  every notebook graded.
     """
     root = _root()
     notebooks = [n for p in paths for n in (sorted(p.rglob("*.ipynb")) if p.is_dir() else [p])
                  if ".ipynb_checkpoints" not in n.parts]
     if not notebooks:
         raise click.ClickException("no notebooks found")
+    unreadable, assignments = {}, set()
     for nb in notebooks:
         try:
-            load(nb, root)
+            assignments.add(load(nb, root)[1].id)
         except NotGradable as exc:
-            raise click.ClickException(str(exc)) from None
+            unreadable[nb] = str(exc)
+    if len(unreadable) == len(notebooks):
+        raise click.ClickException(next(iter(unreadable.values())))
     results = grade_many(notebooks, _settings(timeout, require_sandbox), jobs=jobs, root=root,
+                         assignment=next(iter(assignments)) if len(assignments) == 1 else None,
                          progress=len(notebooks) > 1 and not as_json and sys.stderr.isatty())
     if as_json:
         data = [r.to_json() for r in results]
@@ -84,6 +96,11 @@ def grade_command(paths, as_json, junit, gradescope, summary, fail_under, timeou
     if summary:
         with summary.open("a", encoding="utf-8") as fh:
             fh.write(outputs.markdown(results))
+    if unreadable:
+        click.secho(f"{len(unreadable)} notebook(s) could not be read and were not graded:", fg="yellow", err=True)
+        for reason in unreadable.values():
+            click.echo(f"  {reason}", err=True)
+        sys.exit(4)
     if fail_under is not None and any(r.score < fail_under for r in results):
         sys.exit(3)
 

@@ -16,13 +16,16 @@ import shutil
 import sqlite3
 import subprocess
 import sys
+from html.parser import HTMLParser
 from pathlib import Path
 
 import nbformat
 import pytest
+from hostile.text import LEAKY_ATTENTION
 from nbgrader.api import Gradebook
 
 from classroom.builder import answered
+from classroom.stock import use_stock_nbgrader
 from reading_maths.nbgrader.environment import nbgrader_env
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -311,6 +314,7 @@ def test_rerun_is_idempotent(graded, tmp_path):
 
 def test_stock_nbgrader_autograde_agrees(prepared, tmp_path, expected):
     course = copy_course(prepared / "course", tmp_path / "course")
+    use_stock_nbgrader(course)  # the course's config routes nbgrader through the sandbox; this is stock
     for student in BROKEN:
         shutil.rmtree(course / "submitted" / student)  # nbgrader aborts the whole batch on the duplicated one
     nbgrader(course, "autograde", ASSIGNMENT, "--create", "--force", "--log-level=WARN")
@@ -320,3 +324,127 @@ def test_stock_nbgrader_autograde_agrees(prepared, tmp_path, expected):
         scores = auto_scores(course, student)
         for qid, q in questions.items():
             assert scores[qid] == pytest.approx(q["score"] * maxima[qid] / q["max_score"]), (student, qid)
+    # the hidden test cells ran in the kernel (stock Execute): their outputs are the in-kernel driver's
+    nb = nbformat.read(course / "autograded" / "right" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
+    assert any(o.get("execution_count") for c in nb.cells for o in c.get("outputs", []))
+
+
+# --- nbgrader's own autograde, routed through the sandbox by nbgrader_config.py -------------------------
+
+THIEF = """import json, pathlib
+COURSE = pathlib.Path({course!r})
+LOOT = {{}}
+for path in [COURSE / "source/code/code.ipynb", COURSE / "gradebook.db", COURSE / "graders/code/softmax.py",
+             pathlib.Path("../../../source/code/code.ipynb"), pathlib.Path("../../../gradebook.db")]:
+    try:
+        LOOT[str(path)] = path.read_bytes()
+    except OSError:
+        pass
+def softmax(z, T=1.0):
+    ns = {{}}
+    for text in LOOT.values():
+        try:
+            cells = json.loads(text)["cells"]
+        except Exception:
+            continue
+        for cell in cells:
+            if "def softmax" in "".join(cell["source"]):
+                exec("".join(cell["source"]), ns)
+                return ns["softmax"](z, T)
+    raise ValueError(repr(sorted(LOOT))[:300] + b"".join(LOOT.values()).decode("latin-1")[:200])
+"""
+
+
+def with_thief(prepared: Path, to: Path) -> Path:
+    """A copy of the prepared course, honest students only, plus ``thief``, whose softmax uses what it can read
+    of ``source/`` (the reference solution: full marks if it reads it) and shows the rest in its message."""
+    course = copy_course(prepared / "course", to)
+    for student in BROKEN:
+        shutil.rmtree(course / "submitted" / student)
+    release = nbformat.read(course / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
+    source = nbformat.read(course / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
+    path = submitted(course, "thief")
+    path.parent.mkdir(parents=True)
+    nbformat.write(answered(release, source, {"softmax-answer": THIEF.format(course=str(course))}), path)
+    return course
+
+
+def assert_sandboxed_like_reading_maths(course: Path, graded_course: Path) -> None:
+    """Honest scores equal ``reading-maths autograde``'s; the thief read nothing; results JSON beside autograded/."""
+    for student in HONEST:
+        assert auto_scores(course, student) == auto_scores(graded_course, student), student
+        ours = json.loads((course / "autograded" / student / f"{ASSIGNMENT}.json").read_text())
+        theirs = json.loads((graded_course / "autograded" / student / f"{ASSIGNMENT}.json").read_text())
+        assert ours == theirs, student
+    maxima = points(course)
+    thief = auto_scores(course, "thief")
+    assert thief["softmax"] == 0 and thief["attention"] == maxima["attention"], thief
+    said = comments(course, "thief")["softmax-answer"] + (course / "autograded" / "thief" /
+                                                        f"{ASSIGNMENT}.json").read_text()
+    assert "your code raised ValueError" in said
+    for leak in ("SQLite format", "BEGIN SOLUTION", "source/code/code.ipynb", "gradebook.db", "Question("):
+        assert leak not in said, leak
+    # no kernel ran the hidden cells: their outputs are the injected results, without execution counts
+    nb = nbformat.read(course / "autograded" / "thief" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
+    tests = [c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade") and c.cell_type == "code"
+             and not c.metadata.nbgrader.get("solution")]
+    assert tests and all(c.outputs[0].text.startswith(c.metadata.nbgrader["grade_id"] + ": ") for c in tests)
+    assert not any(c.get("execution_count") for c in nb.cells)
+
+
+def test_nbgrader_autograde_cli_is_sandboxed(prepared, graded, tmp_path):
+    course = with_thief(prepared, tmp_path / "course")
+    before = hashes(course / "submitted")
+    nbgrader(course, "autograde", ASSIGNMENT, "--create", "--force", "--log-level=WARN")
+    assert_sandboxed_like_reading_maths(course, graded[0])
+    assert hashes(course / "submitted") == before
+
+
+FORMGRADER = """
+import json, sys
+from nbgrader.apps.api import NbGraderAPI
+from nbgrader.apps.nbgraderapp import NbGraderApp
+app = NbGraderApp()          # formgrader's API: its app loads the course's nbgrader_config.py
+app.load_config_file()
+api = NbGraderAPI(app.coursedir, parent=app)
+print(json.dumps({s: api.autograde("code", s)["success"] for s in sys.argv[1:]}))
+"""
+
+
+def test_formgrader_autograde_button_is_sandboxed(prepared, graded, tmp_path):
+    course = with_thief(prepared, tmp_path / "course")
+    students = [*HONEST, "thief"]
+    done = run(course, sys.executable, "-c", FORMGRADER, *students)
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == dict.fromkeys(students, True)
+    assert_sandboxed_like_reading_maths(course, graded[0])
+
+
+class _Tags(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.live: list[tuple[str, list]] = []
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "img" or any(name.startswith("on") for name, _ in attrs) \
+                or any("javascript:" in (value or "") for _, value in attrs):
+            self.live.append((tag, attrs))
+
+
+def test_student_markup_stays_text_in_comments_and_feedback_html(prepared, tmp_path):
+    """An exception message that is HTML and Markdown reaches the gradebook comment escaped and the
+    feedback HTML (``nbgrader generate_feedback``) as text: no ``img``, no ``on*`` attribute, no link."""
+    course = with_thief(prepared, tmp_path / "course")
+    release = nbformat.read(course / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
+    source = nbformat.read(course / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
+    path = submitted(course, "markup")
+    path.parent.mkdir(parents=True)
+    nbformat.write(answered(release, source, {"attention-answer": LEAKY_ATTENTION}), path)
+    nbgrader(course, "autograde", ASSIGNMENT, "--student=markup", "--create", "--force", "--log-level=WARN")
+    comment = comments(course, "markup")["attention-answer"]
+    assert "&lt;img src=x" in comment and "<img" not in comment and "Leak_" not in comment
+    nbgrader(course, "generate_feedback", ASSIGNMENT, "--student=markup", "--force", "--log-level=WARN")
+    page = (course / "feedback" / "markup" / ASSIGNMENT / f"{ASSIGNMENT}.html").read_text()
+    parser = _Tags()
+    parser.feed(page)
+    assert "your code raised an exception" in page and "onerror" in page  # shown, as text
+    assert not parser.live, parser.live

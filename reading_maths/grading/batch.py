@@ -23,7 +23,8 @@ def failed_to_grade(path: Path, assignment: Assignment | None, reason: str) -> G
     return result
 
 
-def _grade_one(path: Path, settings: Settings, root: Path, assignment: str | None) -> GradeResult:
+def grade_one(path: Path, settings: Settings, root: Path, assignment: str | None) -> GradeResult:
+    """Grade one notebook; a notebook that cannot be graded gets a result saying why (never an exception)."""
     known = Assignment(assignment, root) if assignment else None
     try:
         return grade(path, settings, root)
@@ -47,7 +48,7 @@ def grade_many(paths: Iterable[Path], settings: Settings, *, jobs: int = 0, root
     with Progress(*columns, disable=not progress, transient=False) as bar, \
             ProcessPoolExecutor(max_workers=min(jobs, max(1, len(paths)))) as pool:
         task = bar.add_task("grading", total=len(paths))
-        futures = {pool.submit(_grade_one, p, settings, root, assignment): i for i, p in enumerate(paths)}
+        futures = {pool.submit(grade_one, p, settings, root, assignment): i for i, p in enumerate(paths)}
         for future in as_completed(futures):
             i = futures[future]
             try:

@@ -8,6 +8,7 @@ names the catalogued :class:`Mistake` that explains it, if one does.
 
 from __future__ import annotations
 
+import builtins
 import copy
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -80,6 +81,17 @@ class Mistake:
     """what is wrong and how to fix it, in the course's words"""
     impl: Callable[..., Any]
     """the wrong implementation, with the student API's signature"""
+
+
+def _exception_name(name: str, cls: type | None = None) -> str:
+    """The exception's type name when it is a standard (builtins) exception, else "an exception".
+
+    A class the student names itself could spell out the hidden inputs it was called with.
+    """
+    standard = getattr(builtins, name, None)
+    if isinstance(standard, type) and issubclass(standard, BaseException) and cls in (None, standard):
+        return name
+    return "an exception"
 
 
 def _copy_args(values: Any) -> Any:
@@ -187,11 +199,11 @@ class Question:
         except ProcessDied:
             raise AssertionError(f"{where}: it ended the Python process running your notebook.") from None
         except StudentError as exc:
-            detail = f"{exc.type_name}: {exc.message}" if public and exc.message else exc.type_name
-            raise AssertionError(f"{where}: your code raised {detail}.") from None
+            name, message = _exception_name(exc.type_name), exc.message
         except Exception as exc:  # noqa: BLE001 - the student's own exception, reported as feedback
-            detail = f"{type(exc).__name__}: {exc}" if public else type(exc).__name__
-            raise AssertionError(f"{where}: your code raised {detail}.") from None
+            name, message = _exception_name(type(exc).__name__, type(exc)), str(exc)
+        detail = f"{name}: {message}" if public and message else name
+        raise AssertionError(f"{where}: your code raised {detail}.") from None
 
     def _normalise(self, value: Any) -> list[np.ndarray]:
         if self.outputs:

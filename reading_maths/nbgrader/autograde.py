@@ -41,6 +41,7 @@ from reading_maths.grading.batch import grade_many
 from reading_maths.grading.engine import Settings
 from reading_maths.nbgrader.environment import use_nbgrader_env
 from reading_maths.nbgrader.steps import SandboxedAutograde
+from reading_maths.reports.escape import markdown_text
 from reading_maths.results import GradeResult
 
 
@@ -217,7 +218,7 @@ def record_refused(coursedir: CourseDirectory, submission: Submission, assignmen
                 grade.auto_score = 0.0
                 grade.needs_manual_grade = True
             for comment in notebook.comments:
-                comment.auto_comment = f"Not graded, 0 recorded: {reason}"
+                comment.auto_comment = markdown_text(f"Not graded, 0 recorded: {reason}")
         gb.db.commit()
 
 
@@ -226,18 +227,19 @@ def results_path(coursedir: CourseDirectory, student: str, assignment: str) -> P
     return Path(coursedir.format_path(coursedir.autograded_directory, student, assignment) + ".json")
 
 
-def save_results(coursedir: CourseDirectory, submission: Submission, assignment: str,
-                 results: dict[tuple[str, str], GradeResult]) -> None:
+def save_results(coursedir: CourseDirectory, student: str, assignment: str, results: dict[str, GradeResult],
+                 *, merge: bool = False) -> None:
     """Keep each notebook's full result (the ``grade --json`` object) beside ``autograded/<student>/<a>/``.
 
     Written as ``{notebook id: result}``, paths relative to the course (the same file wherever the course
-    is); reports read these, never the gradebook comments.
+    is); reports read these, never the gradebook comments. ``merge`` keeps the other notebooks' entries
+    already in the file (nbgrader's own autograde records one notebook at a time).
     """
-    mine = {nb: results[(submission.student, nb)].to_json()
-            for nb in submission.notebooks if (submission.student, nb) in results}
+    path = results_path(coursedir, student, assignment)
+    mine = json.loads(path.read_text(encoding="utf-8")) if merge and path.is_file() else {}
+    mine |= {nb: result.to_json() for nb, result in results.items()}
     text = json.dumps(mine, indent=1, ensure_ascii=False)
     text = text.replace(json.dumps(str(Path(coursedir.root).resolve()) + os.sep)[1:-1], "")
-    path = results_path(coursedir, submission.student, assignment)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
 
@@ -271,7 +273,9 @@ def autograde(root: Path, assignment: str, settings: Settings, *, student: str |
         if reason is not None:
             reason = reason.replace(f"{root}{os.sep}", "")  # paths as the course sees them, whatever its folder
             record_refused(coursedir, submission, assignment, reason)
-        save_results(coursedir, submission, assignment, results)
+        save_results(coursedir, submission.student, assignment,
+                     {nb: results[(submission.student, nb)] for nb in submission.notebooks
+                      if (submission.student, nb) in results})
         refusals[submission.student] = reason
 
     results = grade_submissions(submissions, settings, root, assignment, jobs, progress, on_submission=settle)

@@ -35,6 +35,7 @@ from nbgrader.preprocessors.base import NbGraderPreprocessor
 from traitlets import List
 
 from reading_maths.notebook import is_test_cell
+from reading_maths.reports.escape import markdown_text
 from reading_maths.results import GradeResult, QuestionResult
 
 RESOURCE_KEY = "reading_maths"
@@ -118,7 +119,8 @@ class SaveFeedbackComments(NbGraderPreprocessor):
 
     nbgrader keeps comments on answer cells only (a test cell has none), so the comment of
     ``softmax-answer`` carries the feedback of the question ``softmax``; nbgrader's own
-    "No response." stays in front when the student left the answer unchanged.
+    "No response." stays in front when the student left the answer unchanged. A comment is Markdown
+    that ``generate_feedback`` renders as HTML: every line is escaped (it may quote the student).
     """
 
     def preprocess(self, nb: NotebookNode, resources: dict) -> tuple[NotebookNode, dict]:
@@ -134,7 +136,7 @@ class SaveFeedbackComments(NbGraderPreprocessor):
             for answer, lines in comments.items():
                 comment = gb.find_comment(answer, info["notebook"], info["assignment"], info["student"])
                 prefix = [comment.auto_comment] if comment.auto_comment == "No response." else []
-                comment.auto_comment = "\n".join(prefix + lines)
+                comment.auto_comment = "\n".join(prefix + [markdown_text(line) for line in lines])
             gb.db.commit()
         return nb, resources
 

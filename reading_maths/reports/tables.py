@@ -8,7 +8,9 @@ from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
+from reading_maths.reports.escape import rich_text
 from reading_maths.results import GradeResult
 
 if TYPE_CHECKING:
@@ -16,20 +18,20 @@ if TYPE_CHECKING:
 
 
 def print_table(results: list[GradeResult], console: Console | None = None) -> None:
-    """One table per notebook: question, score, status, feedback."""
+    """One table per notebook: question, score, status, feedback (all shown as text, never as markup)."""
     console = console or Console()
     for res in results:
-        table = Table(title=f"{res.notebook} ({res.assignment}): {res.score:g} / {res.max_score:g}",
+        table = Table(title=rich_text(f"{res.notebook} ({res.assignment}): {res.score:g} / {res.max_score:g}"),
                       title_justify="left", show_lines=True)
         table.add_column("question")
         table.add_column("score", justify="right")
         table.add_column("status")
         table.add_column("feedback")
         for q in res.questions:
-            table.add_row(q.id, f"{q.score:g} / {q.max_score:g}", q.status, "\n".join(q.feedback))
+            table.add_row(rich_text(q.id), f"{q.score:g} / {q.max_score:g}", q.status, rich_text("\n".join(q.feedback)))
         console.print(table)
         for error in res.errors:
-            console.print(f"[yellow]note:[/yellow] {error}")
+            console.print(Text.assemble(("note:", "yellow"), " ", error))
 
 
 def autograde_table(outcomes: list[Outcome], assignment: str) -> Table:
@@ -44,8 +46,8 @@ def autograde_table(outcomes: list[Outcome], assignment: str) -> Table:
     for o in outcomes:
         cells = ["—" if o.scores.get(q) is None else f"{o.scores[q]:g}" for q in questions]
         maximum = sum(o.max_scores.values())
-        table.add_row(o.student, *cells, f"{o.total:g} / {maximum:g}",
-                      f"[red]refused: {o.refused}[/red]" if o.refused else "")
+        table.add_row(rich_text(o.student), *cells, f"{o.total:g} / {maximum:g}",
+                      Text(f"refused: {o.refused}", style="red") if o.refused else "")
     return table
 
 
@@ -58,5 +60,6 @@ def grade_table(grades_csv: Path, profile: dict[str, str]) -> Table:
     for column in ["student", "answers", *columns]:
         table.add_column(column, justify="left" if column in ("student", "answers") else "right")
     for row in rows:
-        table.add_row(row["student_id"], profile.get(row["student_id"], ""), *(row[c] for c in columns))
+        cells = [row["student_id"], profile.get(row["student_id"], ""), *(row[c] for c in columns)]
+        table.add_row(*map(rich_text, cells))
     return table
