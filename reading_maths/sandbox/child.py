@@ -161,6 +161,11 @@ def serve(channel: Channel, namespace: dict) -> None:
 
 
 def main() -> None:
+    if len(sys.argv) > 1:  # in a user namespace the process cap is set here, where it counts only this sandbox
+        import resource
+
+        cap = int(sys.argv[1])
+        resource.setrlimit(resource.RLIMIT_NPROC, (cap, cap))
     channel = Channel()
     setup = channel.receive()
     namespace = {"__name__": "__main__", "__builtins__": builtins,

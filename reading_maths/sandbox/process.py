@@ -1,12 +1,15 @@
-"""Starting the student's process: bubblewrap namespaces, another uid, rlimits, a private scratch.
+"""Starting the student's process: bubblewrap namespaces, another uid, rlimits, cgroup caps.
 
-As root on Linux with ``bwrap`` installed, the child runs in new PID, network, IPC and UTS
-namespaces, as an unprivileged uid of its own with no new privileges and no capabilities, seeing
-only ``/usr`` and the Python installation read-only, and a small private tmpfs (its HOME and working
-directory) writable; nothing it writes reaches the host's disk.  Each grading process gives its
-sandboxes a uid of their own (not root, not in /etc/passwd), so one student's fork bomb exhausts
-only its own process limit.  Elsewhere it degrades, loudly, to a plain subprocess with the same
-rlimits; ``require=True`` refuses instead.
+With ``bwrap`` the child runs in new PID, network, IPC and UTS namespaces with no capabilities and
+no new privileges, seeing only ``/usr``, the Python installation and ``child.py``/``wire.py``
+read-only, and a small private tmpfs (its HOME and working directory) writable; nothing it writes
+reaches the host's disk.  As root it also runs as an unprivileged host uid of its own (one per
+grading process, not in /etc/passwd, every process of it killed before each notebook); as an
+ordinary user the namespaces live in an unprivileged user namespace (``"userns"``) and the child is
+the grading user on the host, hidden from everything but what is bound in.  Where the machine
+delegates cgroups, each sandbox gets memory (shared memory included) and process caps of its own;
+rlimits apply everywhere.  Without bwrap, :func:`choose` refuses unless the teacher allows the
+unsafe plain subprocess.  ``reading-maths doctor`` prints what this machine gives.
 """
 
 from __future__ import annotations
@@ -23,8 +26,12 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from reading_maths.sandbox import cgroups
+from reading_maths.sandbox.cgroups import Cgroup
+
 UID_BASE, UID_SPAN = 200_000, 50_000
 SCRATCH_BYTES = 64 << 20
+SCRATCH_PREFIX = "reading-maths-"
 
 
 def sandbox_uid() -> int:
@@ -46,14 +53,15 @@ class Limits:
     open_files: int = 256
     processes: int = 64
 
-    def apply(self) -> None:
+    def apply(self, processes: bool = True) -> None:
         """Set the limits on the calling process (used between fork and exec)."""
+        if processes:
+            resource.setrlimit(resource.RLIMIT_NPROC, (self.processes, self.processes))
         for which, value in (
             (resource.RLIMIT_CPU, self.cpu_seconds),
             (resource.RLIMIT_AS, self.memory_bytes),
             (resource.RLIMIT_FSIZE, self.file_bytes),
             (resource.RLIMIT_NOFILE, self.open_files),
-            (resource.RLIMIT_NPROC, self.processes),
             (resource.RLIMIT_CORE, 0),
         ):
             resource.setrlimit(which, (value, value))
@@ -74,28 +82,37 @@ def _python_paths() -> list[Path]:
 
 @dataclass(frozen=True)
 class Sandbox:
-    """How to start a child: ``mode`` is ``"bwrap"`` (full) or ``"plain"`` (degraded)."""
+    """How to start a child: ``mode`` is ``"bwrap"`` (root: namespaces and another host uid),
+    ``"userns"`` (an ordinary user: the same namespaces inside an unprivileged user namespace) or
+    ``"plain"`` (no isolation: only with ``--unsafe-no-sandbox``).  ``cgroups`` holds where
+    per-sandbox memory and process caps are made, when this machine allows them."""
 
     mode: str
     limits: Limits = Limits()
+    cgroups: tuple[tuple[str, Path], ...] = ()
 
     @property
     def isolated(self) -> bool:
-        return self.mode == "bwrap"
+        return self.mode in ("bwrap", "userns")
 
-    def new_scratch(self) -> Path:
-        """A private, empty host folder: the child's HOME when degraded (the sandbox uses a tmpfs)."""
-        scratch = Path(tempfile.mkdtemp(prefix="reading-maths-"))
+    def new_scratch(self) -> Path | None:
+        """A private, empty host folder for the degraded mode's HOME (the sandbox uses a tmpfs: none)."""
+        if self.isolated:
+            return None
+        scratch = Path(tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{os.getpid()}-"))
         (scratch / "home").mkdir()
         return scratch
 
-    def command(self, scratch: Path, argv: list[str]) -> list[str]:
+    def command(self, argv: list[str]) -> list[str]:
         if not self.isolated:
             return argv
         cmd = ["bwrap", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
                "--unshare-cgroup-try", "--die-with-parent", "--new-session",
                "--ro-bind", "/usr", "/usr", "--proc", "/proc", "--dev", "/dev",
                "--size", str(SCRATCH_BYTES), "--tmpfs", "/tmp"]
+        uid = str(sandbox_uid())
+        if self.mode == "userns":
+            cmd[1:1] = ["--unshare-user", "--uid", uid, "--gid", uid, "--cap-drop", "ALL"]
         for name in ("lib", "lib64", "bin", "sbin"):
             if os.path.islink(f"/{name}"):
                 cmd += ["--symlink", os.readlink(f"/{name}"), f"/{name}"]
@@ -111,31 +128,65 @@ class Sandbox:
         cmd += ["--dir", CHILD_DIR]
         for name in CHILD_FILES:
             cmd += ["--ro-bind", str(HERE / name), f"{CHILD_DIR}/{name}"]
-        uid = str(sandbox_uid())
         cmd += ["--perms", "0777", "--size", str(SCRATCH_BYTES), "--tmpfs", "/work/scratch",
-                "--perms", "0777", "--dir", "/work/scratch/home", "--chdir", "/work/scratch/home", "--clearenv",
-                "/usr/bin/setpriv", "--reuid", uid, "--regid", uid, "--clear-groups",
-                "--no-new-privs", "--bounding-set", "-all", "--inh-caps", "-all", "--"]
+                "--perms", "0777", "--dir", "/work/scratch/home", "--chdir", "/work/scratch/home", "--clearenv"]
+        if self.mode == "bwrap":
+            cmd += ["/usr/bin/setpriv", "--reuid", uid, "--regid", uid, "--clear-groups",
+                    "--no-new-privs", "--bounding-set", "-all", "--inh-caps", "-all", "--"]
         return cmd + argv
 
     def child_script(self) -> str:
         """The child's entry point as the child sees it."""
         return f"{CHILD_DIR}/child.py" if self.isolated else str(HERE / "child.py")
 
-    def environment(self, scratch: Path) -> dict[str, str]:
-        home = "/work/scratch/home" if self.isolated else str(scratch / "home")
+    def environment(self, scratch: Path | None) -> dict[str, str]:
+        home = "/work/scratch/home" if scratch is None else str(scratch / "home")
         return {"HOME": home, "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "MPLBACKEND": "Agg",
                 "MPLCONFIGDIR": home, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1",
                 "PYTHONDONTWRITEBYTECODE": "1", "PYTHONHASHSEED": "0"}
 
-    def spawn(self, scratch: Path) -> subprocess.Popen:
-        """Start ``python -I child.py`` in the sandbox, protocol on stdin/stdout."""
+    def spawn(self, scratch: Path | None) -> tuple[subprocess.Popen, Cgroup | None]:
+        """Start ``python -I child.py`` in the sandbox, protocol on stdin/stdout, in a cgroup of its own
+        when the machine gives one.
+
+        In a user namespace the process limit is set by the child itself once inside (it then counts
+        only that namespace's processes; set before, it would count all of this user's processes).
+        """
+        if self.mode == "bwrap":
+            kill_uid(sandbox_uid())  # each notebook starts from a clean process count
         argv = [sys.executable, "-I", self.child_script()]
-        return subprocess.Popen(
-            self.command(scratch, argv), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL, env=self.environment(scratch),
-            cwd=scratch / "home", start_new_session=True, preexec_fn=self.limits.apply, close_fds=True,
-        )
+        if self.mode == "userns":
+            argv.append(str(self.limits.processes))
+        group = Cgroup.create(dict(self.cgroups), self.limits.memory_bytes, self.limits.processes) \
+            if self.cgroups else None
+
+        def setup() -> None:
+            if group is not None:
+                group.enter()
+            self.limits.apply(processes=self.mode != "userns")
+
+        try:
+            process = subprocess.Popen(
+                self.command(argv), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL, env=self.environment(scratch),
+                cwd=scratch / "home" if scratch else "/", start_new_session=True, preexec_fn=setup,
+                close_fds=True,
+            )
+        except BaseException:
+            if group is not None:
+                group.destroy()
+            raise
+        return process, group
+
+
+def kill_uid(uid: int) -> None:
+    """Kill every process of ``uid`` (a sandbox uid: nothing else runs as it)."""
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and entry.stat().st_uid == uid:
+                os.kill(int(entry.name), 9)
+        except OSError:
+            pass
 
 
 def _children(pid: int) -> list[int]:
@@ -161,9 +212,9 @@ def _gone(pid: int) -> bool:
         return True
 
 
-def kill(process: subprocess.Popen, grace: float = 10.0) -> None:
-    """Kill the child's whole process group and its PID namespace, reap it, and wait (up to
-    ``grace`` seconds) until every process of the namespace is dead.
+def kill(process: subprocess.Popen, group: Cgroup | None = None, grace: float = 10.0) -> None:
+    """Kill the child's cgroup, process group and PID namespace, reap it, and wait (up to ``grace``
+    seconds) until every process of the namespace is dead.
 
     Killing bubblewrap alone leaves the namespace dying in the background: a fork bomb's hundreds
     of processes keep counting against the sandbox uid's process limit for a while, so the next
@@ -184,6 +235,8 @@ def kill(process: subprocess.Popen, grace: float = 10.0) -> None:
     except ProcessLookupError:
         pass
     process.wait()
+    if group is not None:
+        group.destroy(grace)
     deadline = time.monotonic() + grace
     while inits and time.monotonic() < deadline:
         inits = [pid for pid in inits if not _gone(pid)]
@@ -194,48 +247,71 @@ def kill(process: subprocess.Popen, grace: float = 10.0) -> None:
             stream.close()
 
 
-def remove_scratch(scratch: Path) -> None:
-    shutil.rmtree(scratch, ignore_errors=True)
+def remove_scratch(scratch: Path | None) -> None:
+    if scratch is not None:
+        shutil.rmtree(scratch, ignore_errors=True)
 
 
-@cache
-def _bwrap_works() -> bool:
-    if os.geteuid() != 0 or not shutil.which("bwrap") or not os.path.exists("/usr/bin/setpriv"):
-        return False
-    probe = Sandbox("bwrap")
-    scratch = probe.new_scratch()
+def sweep_scratch() -> None:
+    """Remove the scratch folders of graders that no longer run (a killed run's leftovers)."""
+    for folder in Path(tempfile.gettempdir()).glob(f"{SCRATCH_PREFIX}*"):
+        owner = folder.name[len(SCRATCH_PREFIX):].split("-")[0]
+        try:
+            mine = folder.stat().st_uid == os.geteuid()
+        except OSError:
+            continue
+        if mine and owner.isdigit() and not Path(f"/proc/{owner}").exists():
+            remove_scratch(folder)
+
+
+def _probe(mode: str) -> str | None:
+    """Start a tiny child in ``mode``; ``None`` when it ran as the sandbox uid, else why not."""
+    if not shutil.which("bwrap"):
+        return "bubblewrap (bwrap) is not installed"
+    if mode == "bwrap" and not os.path.exists("/usr/bin/setpriv"):
+        return "setpriv is not installed"
+    probe = Sandbox(mode)
     argv = [sys.executable, "-I", "-c", f"import os; assert os.getuid() == {sandbox_uid()}"]
     # A failed probe is retried for a while: one transient failure (seen on a machine loaded with
     # concurrent sandboxes) must not silently degrade the sandbox of a whole grading run.
-    deadline = time.monotonic() + 20
-    try:
-        while True:
-            try:
-                done = subprocess.run(probe.command(scratch, argv), env=probe.environment(scratch),
-                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=30,
-                                      check=False)
-                if done.returncode == 0:
-                    return True
-            except (OSError, subprocess.TimeoutExpired):
-                pass
-            if time.monotonic() > deadline:
-                return False
-            time.sleep(1.0)
-    finally:
-        remove_scratch(scratch)
+    deadline, why = time.monotonic() + 20, "bwrap could not create its namespaces here"
+    while True:
+        try:
+            done = subprocess.run(probe.command(argv), env=probe.environment(None), stdout=subprocess.DEVNULL,
+                                  stderr=subprocess.PIPE, timeout=30, check=False, cwd="/")
+            if done.returncode == 0:
+                return None
+            why = f"bwrap failed: {done.stderr.decode(errors='replace').strip()[:200] or done.returncode}"
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            why = f"bwrap failed: {exc}"
+        if time.monotonic() > deadline:
+            return why
+        time.sleep(1.0)
 
 
-def choose(require: bool = False, limits: Limits | None = None) -> Sandbox:
-    """The best sandbox this machine allows; warn (or refuse, with ``require``) when degraded."""
-    if _bwrap_works():
-        return Sandbox("bwrap", limits or Limits())
-    reason = ("not running as root" if os.geteuid() != 0 else
-              "bubblewrap (bwrap) is not installed or cannot create namespaces here")
-    if require:
-        raise SandboxUnavailable(f"the sandbox is unavailable: {reason}")
-    warnings.warn(
-        f"SANDBOX DEGRADED: {reason}. Student code will run as a plain subprocess with resource "
-        "limits only: it can read files this user can read. Use --require-sandbox to refuse.",
-        stacklevel=2,
-    )
-    return Sandbox("plain", limits or Limits())
+@cache
+def inspect() -> tuple[str, str, tuple, str]:
+    """What this machine gives: ``(mode, why, cgroup bases, why)``."""
+    mode = "bwrap" if os.geteuid() == 0 else "userns"
+    failed = _probe(mode)
+    if failed and mode == "bwrap":
+        mode, failed = "userns", _probe("userns") and f"as root: {failed}"
+    found, cg_why = cgroups.bases()
+    if found:
+        cgroups.sweep(found)
+    why = failed or ("root: bwrap namespaces, and setpriv to an unprivileged host uid" if mode == "bwrap" else
+                     "an ordinary user: bwrap in an unprivileged user namespace")
+    return ("plain" if failed else mode), why, tuple(sorted(found.items())) if found else (), cg_why
+
+
+def choose(allow_unsafe: bool = False, limits: Limits | None = None) -> Sandbox:
+    """The best sandbox this machine allows; without one, refuse unless ``allow_unsafe``."""
+    sweep_scratch()
+    mode, why, bases, _ = inspect()
+    if mode == "plain" and not allow_unsafe:
+        raise SandboxUnavailable(f"no sandbox on this machine ({why}); run `reading-maths doctor`, or pass "
+                                 "--unsafe-no-sandbox to run student code as a plain subprocess of this user")
+    if mode == "plain":
+        warnings.warn(f"SANDBOX DISABLED ({why}): student code runs as a plain subprocess with rlimits only, "
+                      "and can read what this user can read.", stacklevel=2)
+    return Sandbox(mode, limits or Limits(), bases)

@@ -9,6 +9,7 @@ that hangs or crashes interrupts only the question being graded.
 
 from __future__ import annotations
 
+import os
 import select
 import time
 from collections.abc import Callable
@@ -43,14 +44,30 @@ class Cell:
 
 @dataclass
 class Child:
-    """One running child process and its pipes."""
+    """One running child process, its cgroup and its pipes.
+
+    Every read and every write has an absolute deadline: the child cannot extend one by sending
+    (or by not reading), and the trusted side never blocks on its pipes.
+    """
 
     process: Any
-    deadline_per_read: float
+    group: Any = None
 
-    def send(self, message: dict) -> None:
+    def __post_init__(self) -> None:
+        os.set_blocking(self.process.stdin.fileno(), False)
+
+    def send(self, message: dict, deadline: float) -> None:
+        view = memoryview(wire.frame(message))
+        fd = self.process.stdin.fileno()
         try:
-            wire.send(self.process.stdin, message)
+            while view:
+                left = deadline - time.monotonic()
+                if left <= 0 or not select.select([], [fd], [], left)[1]:
+                    raise ChildGone("time limit (the notebook's process stopped reading)", timed_out=True)
+                try:
+                    view = view[os.write(fd, view):]
+                except BlockingIOError:
+                    continue
         except (BrokenPipeError, OSError, ValueError):
             raise ChildGone("the notebook's Python process ended") from None
 
@@ -72,8 +89,8 @@ class Child:
             need -= len(chunk)
         return b"".join(chunks)
 
-    def receive(self, timeout: float) -> dict:
-        deadline = time.monotonic() + timeout
+    def receive(self, deadline: float) -> dict:
+        """The next message, before the absolute ``deadline`` (``time.monotonic()``) or :class:`ChildGone`."""
         try:
             length = wire.header_length(self._read_exact(wire.HEADER_SIZE, deadline))
             return wire.parse(self._read_exact(length, deadline))
@@ -128,6 +145,8 @@ class StudentSession:
     _interruption: tuple[str, str] | None = None
     _restarts: int = 0
     _spoke: bool = False
+    _blamed: bool = False
+    _end: float = 0.0
     start_error: str | None = None
 
     # -- lifecycle -------------------------------------------------------------------------------
@@ -140,50 +159,62 @@ class StudentSession:
         are not counted as restarts.
         """
         budget = time.monotonic() + self.cell_timeout + 10.0
+        self._end = time.monotonic() + (len(self.cells) + MAX_RESTARTS + 1) * self.cell_timeout
         pause = 0.05
         while True:
-            self._spoke = False
+            self._spoke = self._blamed = False
             try:
                 self._start_once()
                 return
-            except ChildGone:
+            except ChildGone as gone:
                 self._stop_child()
                 if not self._spoke and time.monotonic() < budget:
                     time.sleep(pause)
                     pause = min(2 * pause, 1.0)
                     continue
-                if self._restarts >= MAX_RESTARTS or not self._spoke:
+                if self._restarts >= MAX_RESTARTS or not self._spoke or not self._blamed:
                     self._described = {}
                     self.start_error = ("the notebook's Python process could not be started" if not self._spoke
                                         else f"the notebook's Python process was restarted {MAX_RESTARTS} times; "
-                                             "grading stopped")
+                                             "grading stopped" if self._blamed else str(gone))
                     return
                 self._restarts += 1
 
     def _start_once(self) -> None:
+        """Start a child and run the cells not skipped.  Each cell has an absolute deadline set when it
+        starts; cells can only start in order, so no message extends the start beyond
+        ``(cells + 1) * cell_timeout``; a message out of order breaks the protocol."""
         self._scratch = self._scratch or self.sandbox.new_scratch()
-        process = self.sandbox.spawn(self._scratch)
-        self._child = Child(process, self.cell_timeout)
+        self._child = Child(*self.sandbox.spawn(self._scratch))
         todo = [c for c in self.cells if c.index not in self._skip]
-        self._child.send({"cells": [{"id": c.index, "source": c.source} for c in todo], "names": self.names})
+        deadline = min(time.monotonic() + self.cell_timeout, self._end)
+        self._child.send({"cells": [{"id": c.index, "source": c.source} for c in todo], "names": self.names},
+                         deadline)
         running: Cell | None = None
-        by_index = {c.index: c for c in todo}
+        upcoming = iter(todo)
         try:
             while True:
-                message = self._child.receive(self.cell_timeout)
+                message = self._child.receive(deadline)
                 self._spoke = True
-                event = message.get("event")
-                if event == "cell" and message.get("id") in by_index:
-                    running = by_index[message["id"]]
-                elif event == "cell_done" and running is not None:
+                event, number = message.get("event"), message.get("id")
+                if event == "cell" and running is None:
+                    running = next((c for c in upcoming if c.index == number), None) \
+                        if isinstance(number, int) else None
+                    if running is None:
+                        raise ChildGone("the notebook's process broke the grading protocol (cell out of order)")
+                    deadline = min(time.monotonic() + self.cell_timeout, self._end)
+                elif event == "cell_done" and running is not None and number == running.index:
                     if message.get("error"):
                         self.cell_errors[running.index] = f"{running.label} raised {str(message['error'])[:300]}"
                     running = None
-                elif event == "ready":
+                elif event == "ready" and running is None:
                     self._described = message.get("names") if isinstance(message.get("names"), dict) else {}
                     return
+                else:
+                    raise ChildGone("the notebook's process broke the grading protocol (unexpected message)")
         except ChildGone as gone:
             if running is not None:
+                self._blamed = True
                 self._skip.add(running.index)
                 why = (f"ran longer than {self.cell_timeout:g} s and was stopped" if gone.timed_out
                        else "ended the notebook's Python process")
@@ -192,7 +223,7 @@ class StudentSession:
 
     def _stop_child(self) -> None:
         if self._child is not None:
-            kill(self._child.process)
+            kill(self._child.process, self._child.group)
             self._child = None
 
     def close(self) -> None:
@@ -202,7 +233,11 @@ class StudentSession:
             self._scratch = None
 
     def __enter__(self) -> StudentSession:
-        self.start()
+        try:
+            self.start()
+        except BaseException:
+            self.close()
+            raise
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -246,21 +281,31 @@ class StudentSession:
         callbacks: list[Callable] = []
         request = {"op": "call", "name": name, "args": wire.encode(list(args), callbacks),
                    "kwargs": wire.encode(dict(kwargs), callbacks)}
-        deadline = time.monotonic() + self.call_timeout
+        deadline = time.monotonic() + self.call_timeout  # absolute: no message, no callback extends it
         try:
-            self._child.send(request)
+            self._child.send(request, deadline)
             while True:
-                message = self._child.receive(max(0.0, deadline - time.monotonic()))
+                message = self._child.receive(deadline)
                 event = message.get("event")
                 if event == "callback":
-                    self._serve_callback(callbacks, message)
+                    self._serve_callback(callbacks, message, deadline)
                 elif event == "return":
-                    return wire.decode(message.get("value")), wire.decode(message.get("args"))
+                    try:
+                        return wire.decode(message.get("value")), wire.decode(message.get("args"))
+                    except wire.WireError as exc:
+                        raise ChildGone(f"it broke the grading protocol ({exc})") from None
                 elif event == "raise":
                     kind, text = str(message.get("type", "Exception"))[:80], str(message.get("message", ""))[:500]
                     raise StudentError(kind, text)
-        except ChildGone as gone:
+                else:
+                    raise ChildGone("it broke the grading protocol (unexpected message)")
+        except StudentError:
+            raise
+        except BaseException as exc:
+            gone = exc if isinstance(exc, ChildGone) else ChildGone(f"grading failed: {type(exc).__name__}")
             self._stop_child()
+            if not isinstance(exc, Exception):
+                raise
             if gone.timed_out:
                 self._interruption = ("timeout", f"`{name}` did not finish within {self.call_timeout:g} s; "
                                                  "the rest of this question was not run.")
@@ -269,7 +314,7 @@ class StudentSession:
                                            "the rest of this question was not run.")
             raise ProcessDied() from None
 
-    def _serve_callback(self, callbacks: list[Callable], message: dict) -> None:
+    def _serve_callback(self, callbacks: list[Callable], message: dict, deadline: float) -> None:
         number = message.get("id")
         try:
             function = callbacks[number] if isinstance(number, int) and 0 <= number < len(callbacks) else None
@@ -280,4 +325,4 @@ class StudentSession:
             reply = {"op": "callback_return", "value": wire.encode(value)}
         except Exception as exc:  # noqa: BLE001 - the student passed something the grader's function rejects
             reply = {"op": "callback_raise", "message": f"{type(exc).__name__}: {exc}"[:200]}
-        self._child.send(reply)
+        self._child.send(reply, deadline)

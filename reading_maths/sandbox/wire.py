@@ -19,6 +19,9 @@ from typing import Any, BinaryIO
 import numpy as np
 
 MAX_MESSAGE = 64 * 1024 * 1024
+MAX_ITEMS = 2_000_000
+"""The decode budget of one message: at most this many JSON values (counted before parsing), so a
+64 MiB message of millions of empty lists is refused in milliseconds rather than parsed in seconds."""
 MAX_DEPTH = 40
 DTYPES = {"f8": np.float64, "i8": np.int64, "b1": np.bool_}
 _HEADER = struct.Struct(">I")
@@ -154,21 +157,29 @@ def decode(data: Any, depth: int = 0) -> Any:
 
 # -- framing -----------------------------------------------------------------------------------
 
+def frame(message: dict) -> bytes:
+    """One message as the bytes that travel: its length, then its JSON."""
+    body = json.dumps(message, allow_nan=True, separators=(",", ":")).encode()
+    return _HEADER.pack(len(body)) + body
+
+
 def send(stream: BinaryIO | int, message: dict) -> None:
     """Write one message (to a file object or a raw file descriptor)."""
-    body = json.dumps(message, allow_nan=True, separators=(",", ":")).encode()
-    frame = _HEADER.pack(len(body)) + body
+    data = frame(message)
     if isinstance(stream, int):
-        view = memoryview(frame)
+        view = memoryview(data)
         while view:
             view = view[os.write(stream, view):]
     else:
-        stream.write(frame)
+        stream.write(data)
         stream.flush()
 
 
 def parse(body: bytes) -> dict:
-    """Parse one message body; raise :class:`WireError` on anything but a JSON object."""
+    """Parse one message body; raise :class:`WireError` on anything but a JSON object, or on one
+    holding more values than the decode budget allows."""
+    if body.count(b",") + body.count(b"[") + body.count(b"{") > MAX_ITEMS:
+        raise WireError("message holds too many values")
     try:
         message = json.loads(body.decode("utf-8"))
     except (ValueError, RecursionError):
