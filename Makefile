@@ -14,10 +14,10 @@ $(STAMP): pyproject.toml
 
 # Debian packages the sandbox and the browser tests use (skipped when not root or not Debian).
 system-packages:
-	@if ! command -v bwrap >/dev/null || ! command -v chromium >/dev/null; then \
+	@if ! command -v bwrap >/dev/null || ! command -v chromium >/dev/null || ! command -v setfacl >/dev/null; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
-	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap chromium >/dev/null; \
-	  else echo "note: install bubblewrap and chromium for the sandbox and browser tests"; fi; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap chromium acl >/dev/null; \
+	  else echo "note: install bubblewrap, chromium and acl for the sandbox and browser tests"; fi; \
 	fi
 
 release: $(STAMP)

@@ -16,15 +16,20 @@ from reading_maths.reports.tables import print_table
 from reading_maths.sandbox.process import Limits, SandboxUnavailable, choose
 
 
-def _settings(timeout: float, require_sandbox: bool) -> Settings:
+def _settings(timeout: float, unsafe: bool) -> Settings:
     try:
-        sandbox = choose(require=require_sandbox, limits=Limits())
+        sandbox = choose(allow_unsafe=unsafe, limits=Limits())
     except SandboxUnavailable as exc:
         raise click.ClickException(str(exc)) from None
     if not sandbox.isolated:
-        click.secho("warning: SANDBOX DEGRADED, student code runs as a plain subprocess "
-                    "(rlimits only); --require-sandbox refuses instead", fg="yellow", err=True)
+        click.secho("warning: --unsafe-no-sandbox: student code runs as a plain subprocess of this user "
+                    "(rlimits only) and can read what this user can read", fg="yellow", err=True)
     return Settings(sandbox, cell_timeout=timeout, call_timeout=timeout)
+
+
+UNSAFE = click.option("--unsafe-no-sandbox", "unsafe", is_flag=True,
+                      help="Grade even where no sandbox can be had (student code then runs as a plain "
+                           "subprocess of this user). Without it, grading refuses there.")
 
 
 def _root() -> Path:
@@ -54,8 +59,8 @@ def main(course: Path | None) -> None:
 @click.option("--fail-under", type=float, help="Exit with status 3 when a notebook scores below this.")
 @click.option("--timeout", default=30.0, show_default=True, help="Seconds a cell or a call may run.")
 @click.option("--jobs", "-j", default=0, help="Notebooks graded at once (0: one per core).")
-@click.option("--require-sandbox", is_flag=True, help="Refuse to grade without the full sandbox.")
-def grade_command(paths, as_json, junit, gradescope, summary, fail_under, timeout, jobs, require_sandbox):
+@UNSAFE
+def grade_command(paths, as_json, junit, gradescope, summary, fail_under, timeout, jobs, unsafe):
     """Grade notebooks (files, or folders of them) on the course's hidden graders.
 
     A notebook that cannot be read (not UTF-8, not JSON, not this course's) costs only itself: it is
@@ -81,7 +86,7 @@ def grade_command(paths, as_json, junit, gradescope, summary, fail_under, timeou
             unreadable[nb] = str(exc)
     if len(unreadable) == len(notebooks):
         raise click.ClickException(next(iter(unreadable.values())))
-    results = grade_many(notebooks, _settings(timeout, require_sandbox), jobs=jobs, root=root,
+    results = grade_many(notebooks, _settings(timeout, unsafe), jobs=jobs, root=root,
                          assignment=next(iter(assignments)) if len(assignments) == 1 else None,
                          progress=len(notebooks) > 1 and not as_json and sys.stderr.isatty())
     if as_json:
@@ -120,8 +125,8 @@ def release_command(assignments):
 @click.option("--student", help="Grade only this student's submission.")
 @click.option("--jobs", "-j", default=0, help="Notebooks graded at once (0: one per core).")
 @click.option("--timeout", default=30.0, show_default=True, help="Seconds a cell or a call may run.")
-@click.option("--require-sandbox", is_flag=True, help="Refuse to grade without the full sandbox.")
-def autograde_command(assignment, student, jobs, timeout, require_sandbox):
+@UNSAFE
+def autograde_command(assignment, student, jobs, timeout, unsafe):
     """Grade submitted/<student>/ASSIGNMENT/ in the sandbox; write autograded/ and nbgrader's gradebook."""
     from rich.console import Console
 
@@ -129,7 +134,7 @@ def autograde_command(assignment, student, jobs, timeout, require_sandbox):
     from reading_maths.reports.tables import autograde_table
 
     try:
-        outcomes = autograde(_root(), assignment, _settings(timeout, require_sandbox), student=student, jobs=jobs)
+        outcomes = autograde(_root(), assignment, _settings(timeout, unsafe), student=student, jobs=jobs)
     except LookupError as exc:
         raise click.ClickException(str(exc.args[0])) from None
     if not outcomes:
@@ -140,6 +145,21 @@ def autograde_command(assignment, student, jobs, timeout, require_sandbox):
     if refused:
         click.secho(f"{len(refused)} submission(s) could not be read by nbgrader and got 0: {', '.join(refused)}",
                     fg="yellow", err=True)
+
+
+@main.command("doctor")
+def doctor_command():
+    """Print which isolation this machine gives student code, and why; exit 1 when grading would refuse."""
+    from reading_maths.sandbox.doctor import guarantees
+
+    mode, found = guarantees()
+    names = {"bwrap": "full sandbox as root (bwrap + another uid)",
+             "userns": "full sandbox as an ordinary user (bwrap in a user namespace)",
+             "plain": "NO SANDBOX: grading refuses unless --unsafe-no-sandbox"}
+    click.echo(f"sandbox: {mode} - {names[mode]}")
+    for item in found:
+        click.echo(f"  [{'held' if item.held else 'NOT held'}] {item.name}: {item.why}")
+    sys.exit(0 if mode != "plain" else 1)
 
 
 @main.command("report")

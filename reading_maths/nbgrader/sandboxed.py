@@ -30,10 +30,12 @@ from reading_maths.sandbox.process import Limits, Sandbox, choose
 
 
 @functools.cache
-def _sandbox(require: bool, log: logging.Logger) -> Sandbox:
+def _sandbox(unsafe: bool, log: logging.Logger) -> Sandbox:
+    """The sandbox; without one, :class:`~reading_maths.sandbox.process.SandboxUnavailable` (the
+    submission is not graded) unless ``unsafe``."""
     with warnings.catch_warnings(record=True) as seen:
         warnings.simplefilter("always")
-        sandbox = choose(require=require, limits=Limits())
+        sandbox = choose(allow_unsafe=unsafe, limits=Limits())
     for warning in seen:
         log.warning("%s", warning.message)
     return sandbox
@@ -49,7 +51,8 @@ class GradeInSandbox(NbGraderPreprocessor):
     """
 
     timeout = Float(30.0, help="Seconds a student's cell or a call to a student's function may run.").tag(config=True)
-    require_sandbox = Bool(False, help="Refuse to grade without the full sandbox.").tag(config=True)
+    unsafe_no_sandbox = Bool(False, help="Grade even where no sandbox can be had (student code then runs as a "
+                             "plain subprocess of this user); without it, grading refuses there.").tag(config=True)
 
     def preprocess(self, nb: NotebookNode, resources: dict) -> tuple[NotebookNode, dict]:
         mine = resources.setdefault(RESOURCE_KEY, {})
@@ -58,7 +61,7 @@ class GradeInSandbox(NbGraderPreprocessor):
         coursedir = self.parent.parent.coursedir  # preprocessor -> exporter -> nbgrader's converter
         info = resources["nbgrader"]
         folder = coursedir.format_path(coursedir.submitted_directory, info["student"], info["assignment"])
-        settings = Settings(_sandbox(self.require_sandbox, self.log), cell_timeout=self.timeout,
+        settings = Settings(_sandbox(self.unsafe_no_sandbox, self.log), cell_timeout=self.timeout,
                             call_timeout=self.timeout)
         result = grade_one(Path(folder, f"{info['notebook']}.ipynb"), settings, Path(coursedir.root).resolve(),
                            info["assignment"])
