@@ -1,7 +1,9 @@
 """Hostile submissions gain nothing: the corpus of ``tests/hostile/attacks.py``, graded in one batch.
 
-Every attack becomes a submission of the ``code`` assignment (the source notebook with its
-``softmax-answer`` cell replaced, or an extra cell put first).  The whole corpus is graded by one
+The suite runs twice: as root, and as an ordinary user (``tests/hostile/ordinary.py``: created
+when the suite runs as root), each through the sandbox that user gets.  Every attack becomes a
+submission of the ``code`` assignment (the source notebook with its ``softmax-answer`` cell
+replaced, or an extra cell put first).  The whole corpus is graded by one
 ``reading-maths grade FOLDER --json --timeout 3`` run, followed in the same batch by two canaries
 (an honest right notebook and an honest wrong one), and the checks are:
 
@@ -14,7 +16,11 @@ Every attack becomes a submission of the ``code`` assignment (the source noteboo
 - no process outlives the batch (this test process is made a child subreaper, so anything the
   batch leaves behind becomes its child), and no process carries an attack's marker;
 - nobody connects to a port the test listens on, and the feedback never shows the hidden
-  grader's source or the grader's secret environment variable.
+  grader's source or the grader's secret environment variable;
+- no SysV shared memory segment, cgroup or scratch folder outlives the batch.
+
+``test_stalling_attacks_cost_only_themselves`` grades each attack on the grader's time first, with an
+honest student after it in the same worker (``--jobs 1``).
 """
 
 from __future__ import annotations
@@ -24,10 +30,12 @@ import hashlib
 import json
 import os
 import pickle
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import uuid
@@ -36,17 +44,20 @@ from pathlib import Path
 import nbformat
 import pytest
 from hostile.attacks import ATTACKS, Attack
+from hostile.ordinary import as_user, ordinary_user
 
 from classroom.builder import answered
 from conftest import ROOT
 from reading_maths.notebook import grade_id
 from reading_maths.sandbox import wire
-from reading_maths.sandbox.process import UID_BASE, UID_SPAN, choose
+from reading_maths.sandbox.process import SCRATCH_PREFIX, UID_BASE, UID_SPAN, inspect
 
 CLI = [sys.executable, "-m", "reading_maths.cli"]
 SOURCE = ROOT / "source" / "code" / "code.ipynb"
-ISOLATED = choose().isolated
+ISOLATED = inspect()[0] != "plain"
 RUNNABLE = {name: a for name, a in ATTACKS.items() if ISOLATED or not a.isolated}
+MODES = ["root", "user"] if os.geteuid() == 0 else ["user"]
+TIMEOUT = 3
 SECRET = f"rm-hostile-secret-{uuid.uuid4().hex}"
 # demo/ is the throwaway class `reading-maths demo` rebuilds from scratch (other tests run it meanwhile)
 SKIP_TREE = {".venv", ".git", "__pycache__", ".pytest_cache", ".ruff_cache", ".ipynb_checkpoints", "demo"}
@@ -137,8 +148,10 @@ def processes() -> dict[int, dict]:
 
 
 def sandboxed(uid: int) -> bool:
-    """A uid sandboxes run as (see reading_maths.sandbox.process.sandbox_uid), or nobody's."""
-    return uid == 65534 or UID_BASE <= uid < UID_BASE + UID_SPAN
+    """A uid sandboxes run as (see reading_maths.sandbox.process.sandbox_uid), nobody's, or the
+    ordinary grading user's (in a user namespace the sandbox is that user on the host)."""
+    graders = {ordinary_user()[0]} if os.geteuid() == 0 else set()
+    return uid == 65534 or UID_BASE <= uid < UID_BASE + UID_SPAN or uid in graders
 
 
 def leftovers() -> list[str]:
@@ -224,11 +237,21 @@ class Listener:
         self.sock.close()
 
 
-def grade(folder: Path) -> tuple[list[dict], float]:
+def run_cli(mode: str, *args: str, path: str | None = None) -> subprocess.CompletedProcess:
+    """``reading-maths ARGS`` as root or as the ordinary user, with the grader's secret in its environment."""
     env = dict(os.environ, READING_MATHS_COURSE=str(ROOT), READING_MATHS_HOSTILE_SECRET=SECRET)
+    if path is not None:
+        env["PATH"] = path
+    command = [*CLI, *args]
+    if mode == "user":
+        env["HOME"] = ordinary_user()[2]
+        command = as_user(command)
+    return subprocess.run(command, check=False, capture_output=True, text=True, cwd=ROOT, env=env, timeout=300)
+
+
+def grade(folder: Path, mode: str = MODES[0], *extra: str) -> tuple[list[dict], float]:
     start = time.monotonic()
-    done = subprocess.run([*CLI, "grade", str(folder), "--json", "--timeout", "3"], check=False, capture_output=True,
-                          text=True, cwd=ROOT, env=env, timeout=300)
+    done = run_cli(mode, "grade", str(folder), "--json", "--timeout", str(TIMEOUT), *extra)
     elapsed = time.monotonic() - start
     assert done.returncode == 0, done.stderr[-2000:]
     data = json.loads(done.stdout)
@@ -239,11 +262,38 @@ def by_name(results: list[dict]) -> dict[str, dict]:
     return {Path(r["notebook"]).stem: r for r in results}
 
 
+def shared_folder() -> Path:
+    """A submissions folder both root and the ordinary user can read (pytest's own is root's only)."""
+    folder = Path(tempfile.mkdtemp(prefix="rm-grading-subs-"))
+    folder.chmod(0o755)
+    return folder
+
+
+def host_state() -> dict[str, set]:
+    """What a sandbox could leave on the host besides files and processes."""
+    try:
+        shm = {line.split()[0] for line in Path("/proc/sysvipc/shm").read_text().splitlines()[1:]}
+    except OSError:
+        shm = set()
+    groups = {str(p) for top in Path("/sys/fs/cgroup").glob("*/reading-maths*") for p in top.iterdir() if p.is_dir()}
+    scratch = {str(p) for p in Path(tempfile.gettempdir()).glob(f"{SCRATCH_PREFIX}*")}
+    return {"shm": shm, "cgroups": groups, "scratch": scratch}
+
+
+def new_state(before: dict[str, set]) -> dict[str, list]:
+    return {kind: sorted(now - before[kind]) for kind, now in host_state().items()}
+
+
 # -- the batch ---------------------------------------------------------------------------------------------
 
+@pytest.fixture(scope="module", params=MODES)
+def mode(request) -> str:
+    return request.param
+
+
 @pytest.fixture(scope="module")
-def batch(tmp_path_factory):
-    subs = tmp_path_factory.mktemp("hostile")
+def batch(mode):
+    subs = shared_folder()
     listener = Listener()
     for name, attack in RUNNABLE.items():
         submission(subs, f"attack_{name}", attack, listener.port)
@@ -256,10 +306,12 @@ def batch(tmp_path_factory):
     course_before, subs_before = snapshot(ROOT, SKIP_TREE), snapshot(subs)
     markers_before = host_markers()
     procs_before = set(leftovers())
+    host_before = host_state()
     try:
-        results, elapsed = grade(subs)
+        results, elapsed = grade(subs, mode)
         time.sleep(0.5)  # give anything that escaped a moment to show itself
         state = {
+            "host": new_state(host_before),
             "results": by_name(results), "count": len(results), "elapsed": elapsed,
             "course_changes": diff(course_before, snapshot(ROOT, SKIP_TREE)),
             "subs_changes": diff(subs_before, snapshot(subs)),
@@ -270,15 +322,19 @@ def batch(tmp_path_factory):
     finally:
         listener.close()
         reap_and_kill()
+        shutil.rmtree(subs, ignore_errors=True)
     return state
 
 
 @pytest.fixture(scope="module")
-def canaries_alone(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("canaries")
+def canaries_alone(mode):
+    folder = shared_folder()
     submission(folder, "zz_canary_right", None, 0)
     submission(folder, "zz_canary_wrong", None, 0, softmax=WRONG_CANARY)
-    return by_name(grade(folder)[0])
+    try:
+        return by_name(grade(folder, mode)[0])
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def diff(before: dict, after: dict) -> list[str]:
@@ -360,6 +416,10 @@ def test_no_file_outside_the_scratch_changes(batch):
 
 def test_no_process_outlives_the_batch(batch):
     assert batch["leftovers"] == []
+
+
+def test_no_shared_memory_cgroup_or_scratch_outlives_the_batch(batch):
+    assert batch["host"] == {"shm": [], "cgroups": [], "scratch": []}
 
 
 @pytest.mark.skipif(not ISOLATED, reason="the degraded mode has the host's network")

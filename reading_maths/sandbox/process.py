@@ -31,7 +31,7 @@ from reading_maths.sandbox.cgroups import Cgroup
 
 UID_BASE, UID_SPAN = 200_000, 50_000
 SCRATCH_BYTES = 64 << 20
-SCRATCH_PREFIX = "reading-maths-"
+SCRATCH_PREFIX = "reading-maths-scratch-"
 
 
 def sandbox_uid() -> int:

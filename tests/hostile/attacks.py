@@ -12,7 +12,9 @@ attack notebooks to keep the batch quick) must still score full marks: they must
 sabotages the student's own process for every question.  That check is what catches an attack
 spilling onto other questions or onto the notebook graded beside it.  ``isolated`` marks attacks that are only
 contained by the full sandbox (another uid, namespaces, hidden course files): in the degraded mode
-they would succeed by design, so they are skipped there.
+they would succeed by design, so they are skipped there.  ``stalls`` marks attacks on the grader's
+time (the protocol, its deadlines, its pipes): the stall test grades each one first, with honest
+notebooks after it in the same worker.
 
 Markers: everything an attack tries to leave behind is named ``rm-hostile-<something>`` so that the
 test can look for it on the host (files) and in process command lines.  ``{port}`` is replaced by a
@@ -33,6 +35,7 @@ class Attack:
     softmax_max: int = 0
     others_full: bool = True
     isolated: bool = False
+    stalls: bool = False
 
 
 # A wrong softmax many attacks carry as their "honest content": right shape, wrong values, scores 0.
@@ -41,6 +44,9 @@ WRONG = "import numpy as np\ndef softmax(z, T=1.0):\n    return np.zeros_like(np
 # Call-level hangs strike only when the grader calls (not in the notebook's own public-check cell),
 # so each costs one timeout rather than two.
 GRADER_ONLY = "import sys\ndef _by_grader():\n    return not sys._getframe(2).f_code.co_filename.startswith('<cell')\n"
+
+# The child's protocol channel, which student code can always reach through the garbage collector.
+CHANNEL = "import gc\nCH = next(o for o in gc.get_objects() if type(o).__name__ == 'Channel')\n"
 
 # Where the course is on the host, as an attacker inside the sandbox would guess it.
 COURSE = "import os, reading_maths\nCOURSE = os.path.dirname(os.path.dirname(reading_maths.__file__))\n"
@@ -490,3 +496,60 @@ for fd in range(3, 12):
     except OSError:
         pass
 ''', "a forged 'ready' message naming softmax a malformed array (shape product overflowing int64)")
+
+# -- stalling the grader: the protocol, its deadlines and its pipes -------------------------------------
+ATTACKS["frame_flood"] = Attack(WRONG + CHANNEL + '''
+import time
+while True:  # a frame every 0.1 s: the old per-message deadline restarted on each, sleeping costs no CPU
+    CH.send({"event": "cell", "id": 0})
+    time.sleep(0.1)
+''', "a cell that keeps sending protocol frames so its time limit never runs out", stalls=True)
+
+ATTACKS["frame_flood_in_call"] = Attack(CHANNEL + GRADER_ONLY + '''
+import time
+def softmax(z, T=1.0):
+    while _by_grader():
+        CH.send({"event": "progress"})
+        time.sleep(0.1)
+    return 0.0
+''', "a call that keeps sending frames instead of returning", stalls=True)
+
+ATTACKS["unhashable_cell_id"] = Attack(WRONG + CHANNEL + '''
+CH.send({"event": "cell", "id": [1, 2]})
+CH.send({"event": "cell_done", "id": {"a": 1}, "error": None})
+''', "a forged cell event with an unhashable id (it used to raise out of the session's start, "
+       "leaving the sandbox's processes at the uid's process limit for the next students)",
+    stalls=True)
+
+ATTACKS["unread_callback_replies"] = Attack(CHANNEL + GRADER_ONLY + '''
+import time
+def softmax(z, T=1.0):
+    if _by_grader():
+        for _ in range(20000):  # each asks for a reply the child never reads: the grader's pipe fills up
+            CH.send({"event": "callback", "id": 0, "args": [list(range(50))]})
+        time.sleep(600)
+    return 0.0
+''', "callback requests whose replies are never read, so the grader's write blocks", stalls=True)
+
+ATTACKS["empty_lists_return"] = Attack(CHANNEL + GRADER_ONLY + '''
+import os, struct, time
+BODY = b'{"event":"return","value":[' + b"[]," * 22_000_000 + b'[]],"args":[]}'
+def softmax(z, T=1.0):
+    if _by_grader():
+        os.write(CH.out, struct.pack(">I", len(BODY)) + BODY)
+        time.sleep(600)
+    return 0.0
+''', "a 64 MiB return of 22 million empty lists (seconds and gigabytes to decode)", stalls=True)
+
+ATTACKS["sysv_shm_left_behind"] = Attack(WRONG + '''
+import ctypes
+libc = ctypes.CDLL(None, use_errno=True)
+libc.shmat.restype = ctypes.c_void_p
+for key in range(0x5e11, 0x5e19):
+    shm = libc.shmget(key, 8 << 20, 0o1666)
+    if shm >= 0:
+        address = libc.shmat(shm, None, 0)
+        if address not in (None, ctypes.c_void_p(-1).value):
+            ctypes.memset(address, 1, 8 << 20)
+''', "SysV shared memory segments that outlive their process unless the IPC namespace dies with it",
+    isolated=True)
