@@ -299,7 +299,7 @@ for label, code in [("python -I -c pass", "pass"), ("python -I -c 'import numpy'
     for wrapped in (False, True):
         scratch = box.new_scratch()
         argv = [sys.executable, "-I", "-c", code]
-        cmd = box.command(scratch, argv) if wrapped else argv
+        cmd = box.command(argv) if wrapped else argv
         best = []
         for _ in range(5):
             s = time.perf_counter()

@@ -25,8 +25,8 @@ def guarantees() -> tuple[str, list[Guarantee]]:
     limits = Limits()
     return mode, [
         Guarantee("namespaces (PID, network, IPC, UTS, mount)", boxed, why),
-        Guarantee("user namespace", mode == "userns" or mode == "bwrap",
-                  "not needed as root: bwrap runs privileged" if mode == "bwrap" else why),
+        *([] if root else [Guarantee("unprivileged user namespaces (how an ordinary user gets the namespaces)",
+                                     mode == "userns", why)]),
         Guarantee("another host uid for student code", mode == "bwrap",
                   "setpriv to an unprivileged uid of its own" if mode == "bwrap" else
                   "needs root: the child is this user on the host, hidden by the namespaces" if boxed else why),

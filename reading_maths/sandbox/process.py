@@ -294,8 +294,8 @@ def inspect() -> tuple[str, str, tuple, str]:
     """What this machine gives: ``(mode, why, cgroup bases, why)``."""
     mode = "bwrap" if os.geteuid() == 0 else "userns"
     failed = _probe(mode)
-    if failed and mode == "bwrap":
-        mode, failed = "userns", _probe("userns") and f"as root: {failed}"
+    if failed and mode == "bwrap":  # root without setpriv, say: a user namespace may still do
+        mode, failed = "userns", _probe("userns") and failed
     found, cg_why = cgroups.bases()
     if found:
         cgroups.sweep(found)

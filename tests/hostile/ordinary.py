@@ -61,4 +61,4 @@ def as_user(command: list[str]) -> list[str]:
     if os.geteuid() != 0:
         return command
     uid, gid, _ = ordinary_user()
-    return ["setpriv", f"--reuid={uid}", f"--regid={gid}", "--init-groups", "--", *command]
+    return ["/usr/bin/setpriv", f"--reuid={uid}", f"--regid={gid}", "--init-groups", "--", *command]
