@@ -7,17 +7,22 @@
 - ``reading-maths doctor`` names the sandbox each user gets, and ``grade`` refuses without one unless
   ``--unsafe-no-sandbox``;
 - a killed run's scratch folders and cgroups are removed by the next run;
-- a 64 MiB message of millions of empty lists is refused before it is parsed.
+- a 64 MiB message of millions of empty lists is refused before it is parsed;
+- shared memory (memfd) counts against a sandbox's memory cap where cgroups are given.
 """
 
 from __future__ import annotations
 
+import json
+import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from hostile.attacks import ATTACKS
+from hostile.ordinary import as_user, ordinary_user
 from test_hostile import (
     MODES,
     SCRATCH_PREFIX,
@@ -34,6 +39,7 @@ from test_hostile import (
     submission,
 )
 
+from conftest import ROOT
 from reading_maths.sandbox import wire
 from reading_maths.sandbox.session import MAX_RESTARTS
 
@@ -129,8 +135,6 @@ def test_a_killed_runs_leftovers_are_removed_by_the_next_run(mode):
     (scratch / "home").mkdir()
     groups = [top / f"{gone.pid}-0" for top in Path("/sys/fs/cgroup").glob("*/reading-maths*") if top.is_dir()]
     if mode == "user":
-        from hostile.ordinary import ordinary_user
-
         uid, gid, _ = ordinary_user()
         groups = [g for g in groups if g.parent.name.endswith(f"-{uid}")]
         shutil.chown(scratch, uid, gid)
@@ -155,3 +159,43 @@ def test_millions_of_empty_lists_are_refused_before_parsing():
     assert len(body) < wire.MAX_MESSAGE
     with pytest.raises(wire.WireError, match="too many values"):
         wire.parse(body)
+
+
+MEMFD_HOG = '''
+import dataclasses, json, sys
+from reading_maths.sandbox.process import Limits, choose
+from reading_maths.sandbox.session import Cell, StudentSession
+HOG = """
+import os, mmap
+kept = []
+for _ in range(40):  # 1.2 GiB in 30 MiB memfds: each under the file-size rlimit, together over the cap
+    fd = os.memfd_create("rm-hog"); os.ftruncate(fd, 30 << 20); kept.append(fd)
+    view = mmap.mmap(fd, 30 << 20)
+    for i in range(0, 30 << 20, 4096):
+        view[i] = 1
+    view.close()
+probe = len(kept)
+"""
+box = dataclasses.replace(choose(), limits=Limits(memory_bytes=400 << 20))
+with StudentSession([Cell(0, "the hog", HOG)], ["probe"], box, cell_timeout=20) as session:
+    print(json.dumps({"cgroups": bool(box.cgroups), "errors": session.cell_errors, "names": session._described}))
+'''
+
+
+def test_shared_memory_counts_against_the_sandbox_memory_cap(mode):
+    folder = shared_folder()
+    script = folder / "hog.py"
+    script.write_text(MEMFD_HOG)
+    script.chmod(0o644)
+    env = dict(os.environ, HOME=ordinary_user()[2] if mode == "user" else os.environ.get("HOME", "/root"))
+    command = [sys.executable, str(script)]
+    try:
+        done = subprocess.run(as_user(command) if mode == "user" else command, capture_output=True, text=True,
+                              cwd=ROOT, env=env, timeout=120, check=True)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    seen = json.loads(done.stdout)
+    if not seen["cgroups"]:
+        pytest.skip("this machine gives this user no cgroup caps (reading-maths doctor says why)")
+    assert seen["names"]["probe"] == {"kind": "missing"}, seen
+    assert "ended the notebook's Python process" in seen["errors"]["0"], seen
