@@ -23,6 +23,10 @@ from pathlib import Path
 import pytest
 from hostile.attacks import ATTACKS
 from hostile.ordinary import as_user, ordinary_user
+
+from conftest import ROOT
+from reading_maths.sandbox import wire
+from reading_maths.sandbox.session import MAX_RESTARTS
 from test_hostile import (
     MODES,
     SCRATCH_PREFIX,
@@ -38,10 +42,6 @@ from test_hostile import (
     shared_folder,
     submission,
 )
-
-from conftest import ROOT
-from reading_maths.sandbox import wire
-from reading_maths.sandbox.session import MAX_RESTARTS
 
 STALLS = {name: a for name, a in ATTACKS.items() if a.stalls}
 CELLS = 12

@@ -54,6 +54,13 @@ def _v2_controllers(path: Path) -> set[str]:
 def bases() -> tuple[dict[str, Path] | None, str]:
     """Where this process may make sandbox cgroups: ``{"memory": dir, "pids": dir}`` (the same dir on
     v2), or ``None``, with the reason either way."""
+    try:
+        return _bases()
+    except OSError as exc:  # a read-only /sys/fs/cgroup (many containers), a controller that is busy
+        return None, f"the cgroup folders cannot be set up here ({exc.strerror or exc})"
+
+
+def _bases() -> tuple[dict[str, Path] | None, str]:
     name = "reading-maths" if os.geteuid() == 0 else f"reading-maths-{os.geteuid()}"
     v1 = {c: ROOT / c for c in ("memory", "pids")}
     if all((d / "cgroup.procs").exists() for d in v1.values()):
