@@ -280,8 +280,18 @@ def host_state() -> dict[str, set]:
     return {"shm": shm, "cgroups": groups, "scratch": scratch}
 
 
-def new_state(before: dict[str, set]) -> dict[str, list]:
-    return {kind: sorted(now - before[kind]) for kind, now in host_state().items()}
+def new_state(before: dict[str, set], settle: float = 15.0) -> dict[str, list]:
+    """What appeared on the host since ``before`` and is still there after up to ``settle`` seconds.
+
+    Other tests may grade at the same time (pytest-xdist): their live sandboxes come and go within
+    seconds, while anything this batch leaked stays.
+    """
+    deadline = time.monotonic() + settle
+    while True:
+        found = {kind: sorted(now - before[kind]) for kind, now in host_state().items()}
+        if not any(found.values()) or time.monotonic() > deadline:
+            return found
+        time.sleep(0.5)
 
 
 # -- the batch ---------------------------------------------------------------------------------------------
