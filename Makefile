@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test release lint system-packages clean
+.PHONY: demo test release lint system-packages clean hub hub-proxy
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -12,13 +12,30 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
-# Debian packages the sandbox and the browser tests use (skipped when not root or not Debian).
+# Debian packages the sandbox, the browser tests and the hub use (skipped when not root or not Debian):
+# bubblewrap and acl (sandbox), chromium (browser tests), nodejs + npm (JupyterHub's proxy), python3-venv (the
+# hub's shared Python, made from Debian's python3 so that every account can run it).
+SYSTEM_PACKAGES := bubblewrap chromium acl nodejs npm python3-venv
 system-packages:
-	@if ! command -v bwrap >/dev/null || ! command -v chromium >/dev/null || ! command -v setfacl >/dev/null; then \
+	@if ! command -v bwrap >/dev/null || ! command -v chromium >/dev/null || ! command -v npm >/dev/null || ! command -v setfacl >/dev/null \
+	    || ! /usr/bin/python3 -c 'import ensurepip' 2>/dev/null; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
-	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap chromium acl >/dev/null; \
-	  else echo "note: install bubblewrap, chromium and acl for the sandbox and browser tests"; fi; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(SYSTEM_PACKAGES) >/dev/null; \
+	  else echo "note: install $(SYSTEM_PACKAGES) for the sandbox, browser and hub tests"; fi; \
 	fi
+
+# JupyterHub's configurable-http-proxy, from npm, into hub/node_modules (not global).
+PROXY := hub/node_modules/.bin/configurable-http-proxy
+$(PROXY): hub/package.json hub/package-lock.json
+	cd hub && npm ci --no-audit --no-fund --loglevel=error
+	touch $(PROXY)
+hub-proxy: system-packages
+	@if command -v npm >/dev/null; then $(MAKE) --no-print-directory $(PROXY); \
+	else echo "note: no npm: the hub test will skip (make system-packages as root installs it)"; fi
+
+# The course on a JupyterHub on this machine (as root): prints the URL and the demo accounts.
+hub: $(STAMP) hub-proxy
+	$(BIN)/python -m hub
 
 release: $(STAMP)
 	$(BIN)/reading-maths release
@@ -26,11 +43,11 @@ release: $(STAMP)
 demo: $(STAMP) system-packages
 	$(BIN)/python -m classroom.demo
 
-test: $(STAMP) system-packages
+test: $(STAMP) system-packages hub-proxy
 	$(BIN)/python -m pytest -n 2 -q
 
 lint: $(STAMP)
-	$(BIN)/ruff check reading_maths classroom graders tests benchmarks
+	$(BIN)/ruff check reading_maths classroom graders tests benchmarks hub
 
 clean:
 	rm -rf $(VENV) autograded/* submitted feedback exchange gradebook.db

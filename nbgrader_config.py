@@ -1,5 +1,6 @@
 """nbgrader configuration for the reading-maths course (run nbgrader from this folder)."""
 
+import os
 from pathlib import Path
 
 c = get_config()  # noqa: F821 - provided by nbgrader
@@ -10,10 +11,12 @@ c.CourseDirectory.course_id = "reading-maths"
 c.CourseDirectory.root = str(HERE)
 c.CourseDirectory.db_url = f"sqlite:///{HERE / 'gradebook.db'}"
 
-# nbgrader's default exchange is under /usr/local/share and needs root: keep it inside the course.
-c.Exchange.root = str(HERE / "exchange")
+# nbgrader's default exchange is under /usr/local/share and needs root: keep it inside the course,
+# unless a multi-user server gives the class a shared one (hub/: JupyterHub sets READING_MATHS_EXCHANGE).
+EXCHANGE = Path(os.environ.get("READING_MATHS_EXCHANGE") or HERE / "exchange")
+c.Exchange.root = str(EXCHANGE)
 c.Exchange.path_includes_course = True
-(HERE / "exchange").mkdir(exist_ok=True)  # formgrader warns when the exchange folder is missing
+EXCHANGE.mkdir(exist_ok=True)  # formgrader warns when the exchange folder is missing
 
 # Validate runs every cell with tests: the public check cells too, not only the (hidden) grade cells.
 c.Validator.validate_all = True

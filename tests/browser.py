@@ -16,6 +16,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import textwrap
 import time
 import urllib.request
 from contextlib import contextmanager
@@ -29,6 +30,17 @@ CHROMIUM_ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-q
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 BIN = Path(sys.executable).parent
 COMMAND_TIMEOUT = 240  # seconds for one nbgrader / reading-maths command
+VIEWPORT = {"width": 1400, "height": 900}
+
+# What the browser tests' students type: a right softmax, and a catalogued mistake (T multiplied).
+RIGHT_SOFTMAX = textwrap.dedent('''\
+    def softmax(z, T=1.0):
+        z = np.asarray(z, dtype=np.float64) / T
+        z = z - z.max(axis=-1, keepdims=True)
+        e = np.exp(z)
+        return e / e.sum(axis=-1, keepdims=True)
+    ''')
+WRONG_SOFTMAX = RIGHT_SOFTMAX.replace("/ T", "* T")
 
 
 # -- the course -----------------------------------------------------------------------------------
@@ -206,24 +218,34 @@ def _stop(proc: subprocess.Popen) -> None:
 
 # -- the browser ----------------------------------------------------------------------------------
 
-@contextmanager
-def chromium():
-    """A fresh headless Chromium context (Debian's binary), or skip the test saying why not."""
+def _sync_playwright():
+    """Playwright's sync API, or skip saying why the browser tests cannot run here."""
     try:
         from playwright.sync_api import sync_playwright
     except ImportError as exc:
         pytest.skip(f"browser tests need the playwright package ({exc}); pip install -e '.[test]'")
     if not CHROMIUM.exists():
         pytest.skip(f"browser tests need Debian's chromium at {CHROMIUM} (make system-packages, as root)")
+    return sync_playwright
+
+
+def _launch_failed(exc: Exception):
+    pytest.skip(f"playwright cannot launch {CHROMIUM}: {str(exc).splitlines()[0]}")
+
+
+@contextmanager
+def chromium():
+    """A fresh headless Chromium context (Debian's binary), or skip the test saying why not."""
+    sync_playwright = _sync_playwright()
     profile = tempfile.mkdtemp(prefix="rm-chromium-")
     try:
         with sync_playwright() as p:
             try:
                 context = p.chromium.launch_persistent_context(
                     profile, executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True,
-                    viewport={"width": 1400, "height": 900}, timeout=60_000)
+                    viewport=VIEWPORT, timeout=60_000)
             except Exception as exc:  # noqa: BLE001 - any launch failure means no browser here
-                pytest.skip(f"playwright cannot launch {CHROMIUM}: {str(exc).splitlines()[0]}")
+                _launch_failed(exc)
             try:
                 context.set_default_timeout(30_000)
                 yield context
@@ -231,3 +253,20 @@ def chromium():
                 context.close()
     finally:
         shutil.rmtree(profile, ignore_errors=True)
+
+
+@contextmanager
+def chromium_browser():
+    """A headless Chromium (Debian's binary) for several people at once: ``browser.new_context()``
+    gives each their own cookies. Skips the test, saying why, when there is no browser."""
+    sync_playwright = _sync_playwright()
+    with sync_playwright() as p:
+        try:
+            browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True,
+                                        timeout=60_000)
+        except Exception as exc:  # noqa: BLE001 - any launch failure means no browser here
+            _launch_failed(exc)
+        try:
+            yield browser
+        finally:
+            browser.close()

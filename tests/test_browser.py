@@ -15,7 +15,6 @@ from __future__ import annotations
 import ast
 import re
 import shutil
-import textwrap
 from pathlib import Path
 
 import browser as b
@@ -28,15 +27,7 @@ pytestmark = pytest.mark.browser
 REPO = Path(__file__).resolve().parents[1]
 SHOTS = Path(__file__).resolve().parent / "screenshots"
 
-RIGHT_SOFTMAX = textwrap.dedent('''\
-    def softmax(z, T=1.0):
-        z = np.asarray(z, dtype=np.float64) / T
-        z = z - z.max(axis=-1, keepdims=True)
-        e = np.exp(z)
-        return e / e.sum(axis=-1, keepdims=True)
-    ''')
-# A catalogued mistake: the temperature multiplied instead of divided.
-WRONG_SOFTMAX = RIGHT_SOFTMAX.replace("/ T", "* T")
+RIGHT_SOFTMAX, WRONG_SOFTMAX = b.RIGHT_SOFTMAX, b.WRONG_SOFTMAX
 
 WRITTEN_ANSWER = ("With j = t - i the sum is a geometric series, (1 - b) * (1 + b + ... + b^(t-1)) = 1 - b^t, "
                   "which is the factor the hat divides out.")

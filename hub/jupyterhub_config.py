@@ -1,0 +1,41 @@
+"""JupyterHub's configuration for the course's hub (``make hub`` and tests/test_hub.py).
+
+It reads the site's ``site.json`` (written by :func:`hub.site.make_site`; the folder is given by
+``$READING_MATHS_HUB_SITE``): the ports, the accounts allowed in, the shared Python env and the proxy.
+Real Unix accounts log in with their passwords (PAM); each person's JupyterLab runs as that person.
+"""
+
+import json
+import os
+from pathlib import Path
+
+c = get_config()  # noqa: F821 - provided by JupyterHub
+
+site = json.loads((Path(os.environ["READING_MATHS_HUB_SITE"]) / "site.json").read_text())
+state, env = Path(site["state"]), Path(site["env"])
+
+# Everything on 127.0.0.1: the public proxy, the hub, the proxy's API (a real server puts TLS in front).
+c.JupyterHub.bind_url = f"http://127.0.0.1:{site['port']}"
+c.JupyterHub.hub_bind_url = f"http://127.0.0.1:{site['hub_port']}"
+c.ConfigurableHTTPProxy.api_url = f"http://127.0.0.1:{site['proxy_api_port']}"
+c.ConfigurableHTTPProxy.command = [site["proxy"]]
+c.ConfigurableHTTPProxy.pid_file = str(state / "jupyterhub-proxy.pid")
+c.JupyterHub.db_url = f"sqlite:///{state / 'jupyterhub.sqlite'}"
+c.JupyterHub.cookie_secret_file = str(state / "jupyterhub_cookie_secret")
+c.JupyterHub.pid_file = str(state / "jupyterhub.pid")
+
+# Real Unix accounts, their own passwords; only the class's accounts may log in.
+c.JupyterHub.authenticator_class = "pam"
+c.Authenticator.allowed_users = set(site["people"])
+
+# Each person's JupyterLab, as that person, from the shared env, in their home folder.
+c.JupyterHub.spawner_class = "localprocess"
+c.Spawner.cmd = [str(env / "bin" / "jupyterhub-singleuser")]
+c.Spawner.default_url = "/lab"
+c.Spawner.environment = {
+    "PATH": f"{env / 'bin'}:/usr/local/bin:/usr/bin:/bin",  # nbgrader calls alembic by name
+    "JUPYTER_CONFIG_PATH": site["jupyter_config"],  # the site's nbgrader_config.py and switches
+    "READING_MATHS_EXCHANGE": site["exchange"],  # the course's nbgrader_config.py uses the shared exchange
+}
+c.Spawner.start_timeout = 180  # JupyterLab starts slowly on a busy two-core machine
+c.Spawner.http_timeout = 180

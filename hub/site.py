@@ -1,0 +1,148 @@
+"""The hub's folder and the running hub.
+
+A site is one folder (``/srv/reading-maths-hub`` for ``make hub``, a temporary one in the test)::
+
+    site.json          what hub/jupyterhub_config.py reads: ports, accounts, the shared env, the proxy
+    exchange/          nbgrader's shared exchange, mode 777 as nbgrader documents for a multi-user server
+    etc/jupyter/       nbgrader_config.py for every single-user server (on JUPYTER_CONFIG_PATH):
+                       the course id and the exchange
+    state/             root only: JupyterHub's database, cookie secret and log
+
+JupyterHub itself runs as root (its local process spawner starts each person's server as that
+person), from the project's .venv, with the configurable-http-proxy that ``make`` installs into
+``hub/node_modules``; everything listens on 127.0.0.1 only.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+CONFIG = HERE / "jupyterhub_config.py"
+PROXY = HERE / "node_modules" / ".bin" / "configurable-http-proxy"
+COURSE_ID = "reading-maths"
+
+SITE_NBGRADER_CONFIG = '''\
+"""nbgrader settings for everyone on this hub (students read only this; the instructor's course adds its own)."""
+c = get_config()  # noqa: F821
+c.CourseDirectory.course_id = {course!r}
+c.Exchange.root = {exchange!r}
+c.Exchange.path_includes_course = True
+c.Validator.validate_all = True  # Validate runs the public check cells too, as in the course's own config
+'''
+
+
+def free_port(port: int = 0) -> int:
+    """``port`` on 127.0.0.1 if it is free (any free port for 0); OSError when it is taken."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", port))
+        return s.getsockname()[1]
+
+
+@dataclass(frozen=True)
+class Site:
+    """A hub's folder (see the module docstring)."""
+
+    root: Path
+
+    @property
+    def exchange(self) -> Path:
+        return self.root / "exchange"
+
+    @property
+    def jupyter_config(self) -> Path:
+        return self.root / "etc" / "jupyter"
+
+    @property
+    def state(self) -> Path:
+        return self.root / "state"
+
+    @property
+    def log(self) -> Path:
+        return self.state / "jupyterhub.log"
+
+    def settings(self) -> dict:
+        return json.loads((self.root / "site.json").read_text())
+
+
+def make_site(root: Path, env: Path, people: list[str], port: int | None = None) -> Site:
+    """Lay out (or refresh) a site for ``people`` whose servers run ``env``; ports are chosen free."""
+    site = Site(root)
+    for folder, mode in ((root, 0o755), (site.jupyter_config, 0o755), (site.exchange, 0o777), (site.state, 0o700)):
+        folder.mkdir(parents=True, exist_ok=True)
+        os.chmod(folder, mode)  # explicit: the umask must not narrow the exchange
+    os.chmod(root / "etc", 0o755)
+    (site.jupyter_config / "nbgrader_config.py").write_text(
+        SITE_NBGRADER_CONFIG.format(course=COURSE_ID, exchange=str(site.exchange)))
+    settings = {"port": free_port(port or 0), "hub_port": free_port(), "proxy_api_port": free_port(),
+                "env": str(env), "proxy": str(PROXY), "people": people, "exchange": str(site.exchange),
+                "jupyter_config": str(site.jupyter_config), "state": str(site.state)}
+    (root / "site.json").write_text(json.dumps(settings, indent=2))
+    return site
+
+
+class Hub:
+    """A running hub: its URL and its site."""
+
+    def __init__(self, site: Site, process: subprocess.Popen):
+        self.site, self.process = site, process
+        self.url = f"http://127.0.0.1:{site.settings()['port']}"
+
+
+def _wait_ready(hub: Hub, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while True:
+        if hub.process.poll() is not None:
+            raise RuntimeError(f"jupyterhub exited ({hub.process.returncode}):\n{hub.site.log.read_text()[-3000:]}")
+        try:
+            with urllib.request.urlopen(f"{hub.url}/hub/health", timeout=2) as response:
+                if response.status == 200:
+                    return
+        except OSError:
+            pass
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"jupyterhub not ready after {timeout}s:\n{hub.site.log.read_text()[-3000:]}")
+        time.sleep(0.5)
+
+
+def stop(process: subprocess.Popen, grace: float = 30) -> None:
+    """Stop the hub: SIGTERM (it stops every single-user server and the proxy), then kill its group."""
+    if process.poll() is None:
+        os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=grace)
+        except subprocess.TimeoutExpired:
+            pass
+    try:
+        os.killpg(process.pid, signal.SIGKILL)  # a proxy left behind in the group, if any
+    except ProcessLookupError:
+        pass
+    process.wait()
+
+
+@contextmanager
+def running(site: Site, startup_timeout: float = 120):
+    """Run JupyterHub (as root, from this Python) on ``site``; stop it and its servers afterwards."""
+    if not PROXY.exists():
+        raise FileNotFoundError(f"{PROXY} is missing: run `make hub-proxy` (npm ci in hub/)")
+    env = {**os.environ, "READING_MATHS_HUB_SITE": str(site.root),
+           "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    with site.log.open("a") as log:
+        process = subprocess.Popen([sys.executable, "-m", "jupyterhub", "-f", str(CONFIG)], cwd=site.state,
+                                   env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    hub = Hub(site, process)
+    try:
+        _wait_ready(hub, startup_timeout)
+        yield hub
+    finally:
+        stop(process)

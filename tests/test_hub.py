@@ -1,0 +1,262 @@
+"""A class on JupyterHub, driven in a real browser as each person.
+
+JupyterHub (as root, local process spawner, PAM logins, configurable-http-proxy from npm) serves
+real Unix accounts made for this test: an instructor with a copy of the course, and two students.
+Their JupyterLab servers run as themselves from the hub's shared Python (hub/env.py); nbgrader's
+exchange is the site's shared folder. Through the hub's pages:
+
+1. the instructor generates and releases ``code`` and ``proofs`` from formgrader;
+2. each student logs in, sees no formgrader, fetches both from the assignment list, answers ``code``
+   (ada right, bob with the temperature multiplied), Validates, writes the ``proofs`` bias-correction
+   proof (a hand-marked cell), and submits both;
+3. the instructor collects, presses Autograde for each submission, hand-marks each written proof with
+   a comment, generates and releases feedback;
+4. each student fetches their feedback and sees their own score and message, never the other's.
+
+``proofs`` is released too because ``code`` has no hand-marked cell: the students write one short
+proof there and leave the rest, which costs a fetch, one cell and a submit each (the whole test takes
+a few minutes). Screenshots of each step go to ``tests/screenshots/hub/``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import secrets
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+import browser as b
+import nbformat
+import pytest
+
+from reading_maths.notebook import SOLUTION_MARKERS, grade_id
+
+pytestmark = pytest.mark.browser
+
+REPO = Path(__file__).resolve().parents[1]
+SHOTS = Path(__file__).resolve().parent / "screenshots" / "hub"
+COMMENT = "reading-maths hub test"
+PROOF = ("With j = t - i the sum is the geometric series (1 - b)(1 + b + ... + b^(t-1)) = 1 - b^t; "
+         "E[g_i] = E[g_t] is a constant, so linearity takes it out of the sum.")
+MARKS = {"ada": (2, "Complete: the telescoping sum and why E[g] leaves the sum. Well done, Ada."),
+         "bob": (1, "Bob: say why the geometric sum telescopes to 1 - b^t, not only that it does.")}
+
+
+def _skip_unless_possible() -> None:
+    if os.geteuid() != 0:
+        pytest.skip("the hub test creates Unix accounts and runs JupyterHub as root: run it as root "
+                    "(make test does on CI)")
+    for tool in ("useradd", "userdel", "chpasswd"):
+        if not shutil.which(tool):
+            pytest.skip(f"the hub test needs {tool} to create the class's Unix accounts")
+    from hub.env import SYSTEM_PYTHON
+    from hub.site import PROXY
+
+    if not SYSTEM_PYTHON.exists():
+        pytest.skip(f"the hub's shared Python is made from {SYSTEM_PYTHON}, which is missing")
+    if not PROXY.exists():
+        pytest.skip(f"JupyterHub's proxy is not installed at {PROXY}: run `make hub-proxy` (npm ci in hub/)")
+
+
+@pytest.fixture(scope="module")
+def hub_class():
+    """The running hub with its accounts: ``(hub, people)``; everything is removed afterwards."""
+    _skip_unless_possible()
+    from hub import accounts
+    from hub.env import ensure_env
+    from hub.site import make_site, running
+
+    env = ensure_env(REPO)
+    tag = secrets.token_hex(2)
+    people = {"teacher": accounts.Person(f"teach-{tag}", accounts.new_password(), instructor=True),
+              "ada": accounts.Person(f"ada-{tag}", accounts.new_password(), first_name="Ada", last_name="Lovelace"),
+              "bob": accounts.Person(f"bob-{tag}", accounts.new_password(), first_name="Bob", last_name="Moses")}
+    root = Path(tempfile.mkdtemp(prefix="rm-hub-", dir="/tmp"))
+    try:
+        for person in people.values():
+            accounts.create(person, REPO, COMMENT)
+        site = make_site(root, env, [p.name for p in people.values()])
+        accounts.enrol(people["teacher"], [people["ada"], people["bob"]], env, site.exchange)
+        with running(site) as hub:
+            yield hub, people
+    finally:
+        for person in people.values():
+            accounts.remove(person.name)
+        shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def browser(hub_class):
+    with b.chromium_browser() as chromium:
+        yield chromium
+
+
+@pytest.fixture(scope="module")
+def shots():
+    shutil.rmtree(SHOTS, ignore_errors=True)
+    SHOTS.mkdir(parents=True)
+    return SHOTS
+
+
+def answers(assignment: str, wrong: bool) -> dict[str, str]:
+    """What a student types, by answer cell: the source's solutions (``code``), one with a catalogued
+    mistake for the wrong student; the written proof (``proofs``)."""
+    if assignment == "proofs":
+        return {"puzzle_written": PROOF}
+    nb = nbformat.read(REPO / "source" / "code" / "code.ipynb", as_version=4)
+    typed = {grade_id(c): SOLUTION_MARKERS.sub("", c.source).strip() + "\n" for c in nb.cells
+             if grade_id(c) in ("softmax-answer", "attention-answer", "adam_step-answer", "adam-answer")}
+    if wrong:
+        typed["softmax-answer"] = b.WRONG_SOFTMAX
+    return typed
+
+
+def grade_json(course: Path, notebook: Path) -> dict:
+    """``reading-maths grade --json`` of a submitted notebook, on the instructor's course: the expected grade."""
+    done = subprocess.run([str(b.BIN / "reading-maths"), "grade", str(notebook), "--json"], cwd=course,
+                          env={**os.environ, "READING_MATHS_COURSE": str(course)}, capture_output=True,
+                          text=True, timeout=b.COMMAND_TIMEOUT, check=True)
+    return json.loads(done.stdout)
+
+
+def in_formgrader(number: float) -> str:
+    """A score as formgrader's submission list prints it (JavaScript, two decimals at most)."""
+    return f"{round(float(number), 2):g}"
+
+
+def in_feedback(number: float) -> str:
+    """A score as nbgrader's feedback page prints it (Jinja's ``float | round(2)``)."""
+    return str(round(float(number), 2))
+
+
+def test_class_on_the_hub(hub_class, browser, shots):
+    import hub_pages as hp
+    from playwright.sync_api import expect
+
+    hub, people = hub_class
+    teacher = people["teacher"]
+    course = teacher.course
+
+    # 1. The instructor releases code and proofs from formgrader.
+    t = hp.log_in(browser, hub.url, teacher.name, teacher.password)
+    assert "Formgrader" in hp.nbgrader_menu(t)
+    hp.formgrader(t, teacher.name)
+    for assignment in ("code", "proofs"):
+        hp.press(t, hp.assignment_row(t, assignment), "education", f"created the student version of '{assignment}'")
+        hp.press(t, hp.assignment_row(t, assignment), "cloud-upload", f"Successfully released '{assignment}'")
+    expect(hp.assignment_row(t, "code")).to_contain_text("released")
+    hp.shot(t, shots, "01-instructor-released-code-and-proofs")
+
+    # 2. Each student fetches, answers, validates and submits.
+    pages = {}
+    for student, wrong in (("ada", False), ("bob", True)):
+        person = people[student]
+        s = pages[student] = hp.log_in(browser, hub.url, person.name, person.password)
+        menu = hp.nbgrader_menu(s)
+        assert "Formgrader" not in menu and "Assignment List" in menu, menu
+        panel = hp.assignment_list(s)
+        for assignment in ("code", "proofs"):
+            hp.list_row(panel, "released", assignment).get_by_role("button", name="Fetch").click()
+            expect(hp.list_row(panel, "fetched", assignment)).to_be_visible(timeout=hp.SLOW)
+        hp.shot(s, shots, f"02-{student}-fetched")
+
+        for assignment in ("code", "proofs"):
+            fetched = next(person.home.rglob(f"{assignment}/{assignment}.ipynb"))
+            nb = nbformat.read(fetched, as_version=4)
+            at = {grade_id(c): i for i, c in enumerate(nb.cells)}
+            cells = hp.open_notebook(s, person.name, str(fetched.relative_to(person.home)), len(nb.cells))
+            for gid, text in answers(assignment, wrong).items():
+                hp.type_into(s, cells.nth(at[gid]), text, markdown=nb.cells[at[gid]].cell_type == "markdown")
+            hp.save(s)
+            saved = {grade_id(c): c.source for c in nbformat.read(fetched, as_version=4).cells}
+            assert all(saved[g].strip() == text.strip() for g, text in answers(assignment, wrong).items())
+            if assignment == "code":
+                report = hp.validate(s)
+                hp.shot(s, shots, f"03-{student}-validate-code")
+                if wrong:  # the public softmax check fails, with the course's message for this mistake
+                    assert "The following cell failed" in report and "Public checks for Problem 1" in report, report
+                else:
+                    assert "Success! Your notebook passes all the tests." in report, report
+                hp.close_dialog(s)
+
+        panel = hp.assignment_list(s)
+        for assignment in ("code", "proofs"):
+            hp.list_row(panel, "fetched", assignment).get_by_role("button", name="Submit").click()
+            expect(hp.list_row(panel, "submitted", assignment)).to_be_visible(timeout=hp.SLOW)
+        hp.shot(s, shots, f"04-{student}-submitted")
+
+    # 3. The instructor collects, autogrades, hand-marks and returns feedback.
+    hp.formgrader(t, teacher.name)
+    for assignment in ("code", "proofs"):
+        hp.press(t, hp.assignment_row(t, assignment), "cloud-download", f"collected submissions of '{assignment}'")
+    expected = {}
+    for assignment in ("code", "proofs"):
+        hp.formgrader(t, teacher.name, f"manage_submissions/{assignment}")
+        for student in ("ada", "bob"):
+            name = people[student].name
+            row = t.locator("tr", has=t.get_by_text(name, exact=True))
+            hp.press(t, row, "flash", f"autograded '{assignment}' for student '{name}'")
+            if assignment == "code":
+                expected[student] = grade_json(course, course / "submitted" / name / "code" / "code.ipynb")
+                result = expected[student]
+                expect(row.locator(".score")).to_have_text(
+                    f"{in_formgrader(result['score'])} / {in_formgrader(result['max_score'])}", timeout=60_000)
+        hp.shot(t, shots, f"05-instructor-autograded-{assignment}")
+    ada, bob = expected["ada"], expected["bob"]
+    assert ada["score"] == ada["max_score"] > bob["score"] > 0, (ada["score"], bob["score"])
+    bob_softmax = next(q for q in bob["questions"] if q["id"] == "softmax")
+    message = next(line for line in bob_softmax["feedback"] if "multiply the logits by the temperature" in line)
+
+    for student, (points, comment) in MARKS.items():
+        person = people[student]
+        hp.formgrader(t, teacher.name, "gradebook/proofs/proofs")
+        expect(t.locator("tbody tr")).to_have_count(2, timeout=60_000)
+        t.get_by_text("Show All Names").click()
+        t.get_by_role("link", name=f"{person.last_name}, {person.first_name}", exact=True).click()
+        score, note = t.locator("input.score#puzzle_written"), t.locator("textarea#puzzle_written-comment")
+        expect(score).to_have_class(re.compile("needs_manual_grade"))  # formgrader has loaded the grade
+        for field, value, api in ((score, str(points), "/api/grade/"), (note, comment, "/api/comment/")):
+            with t.expect_response(lambda r, api=api: api in r.url and r.request.method == "PUT" and r.ok):
+                field.fill(value)
+                field.press("Tab")  # formgrader saves a field when it loses focus
+        expect(score).not_to_have_class(re.compile("needs_manual_grade"))
+        t.reload()  # what was saved, not what was typed
+        expect(t.locator("input.score#puzzle_written")).to_have_value(str(points), timeout=60_000)
+        expect(t.locator("textarea#puzzle_written-comment")).to_have_value(comment)
+        t.locator("input.score#puzzle_written").scroll_into_view_if_needed()
+        hp.shot(t, shots, f"06-instructor-hand-marks-{student}")
+
+    hp.formgrader(t, teacher.name)
+    for assignment in ("code", "proofs"):
+        hp.press(t, hp.assignment_row(t, assignment), "comment", f"generated feedback of '{assignment}'")
+        hp.press(t, hp.assignment_row(t, assignment), "envelope", f"released feedback of '{assignment}'")
+    hp.shot(t, shots, "07-instructor-feedback-released")
+
+    # 4. Each student fetches their feedback: their own score and message, never the other's.
+    for student, other in (("ada", "bob"), ("bob", "ada")):
+        person, s = people[student], pages[student]
+        s.goto(f"{hub.url}/user/{person.name}/lab")
+        panel = hp.assignment_list(s)
+        for assignment in ("code", "proofs"):
+            hp.list_row(panel, "submitted", assignment).get_by_role("button", name="Fetch Feedback").click()
+            expect(hp.list_row(panel, "submitted", assignment).get_by_text("(view feedback)")).to_be_visible(
+                timeout=hp.SLOW)
+        hp.shot(s, shots, f"08-{student}-feedback-fetched")
+        texts = {}
+        for assignment in ("code", "proofs"):
+            html = next(person.home.rglob(f"{assignment}/feedback/*/{assignment}.html"))
+            s.goto(f"{hub.url}/user/{person.name}/files/{html.relative_to(person.home)}")
+            texts[assignment] = s.locator("body").inner_text()
+            hp.shot(s, shots, f"09-{student}-feedback-{assignment}")
+        mine = expected[student]
+        total = f"(Score: {in_feedback(mine['score'])} / {in_feedback(mine['max_score'])})"
+        assert total in texts["code"], texts["code"][:500]
+        assert (message in texts["code"]) == (student == "bob")
+        points, comment = MARKS[student]
+        assert f"Score: {in_feedback(points)} / 2.0" in texts["proofs"] and comment in texts["proofs"]
+        assert MARKS[other][1] not in texts["proofs"]
+        assert all(people[other].name not in text for text in texts.values())
