@@ -67,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\nThe course's JupyterHub is at {hub.url}/  (this machine only; from elsewhere: "
               f"ssh -L {args.port}:127.0.0.1:{args.port} this-machine)\n")
         for person in people:
-            role = "instructor: Nbgrader > Formgrader" if person.instructor else "student: Nbgrader > Assignments"
+            role = "instructor: Nbgrader > Formgrader" if person.instructor else "student: Nbgrader > Assignment List"
             print(f"  {person.name:<12} password {person.password:<18} {role}")
         print(f"\nThe instructor's course is {people[0].course}; the exchange {site.exchange}; "
               f"the hub's log {site.log}.\nCtrl-C stops the hub (the accounts stay; --remove deletes them).")
