@@ -9,8 +9,9 @@ exchange is the site's shared folder. Through the hub's pages:
 2. each student logs in, sees no formgrader, fetches both from the assignment list, answers ``code``
    (ada right, bob with the temperature multiplied), Validates, writes the ``proofs`` bias-correction
    proof (a hand-marked cell), and submits both;
-3. the instructor collects, presses Autograde for each submission, hand-marks each written proof with
-   a comment, generates and releases feedback;
+3. the instructor collects, presses Autograde for each submission (nbgrader_config.py routes it through
+   the sandbox, here as the instructor, an ordinary user: bubblewrap in a user namespace), hand-marks
+   each written proof with a comment, generates and releases feedback;
 4. each student fetches their feedback and sees their own score and message, never the other's.
 
 ``proofs`` is released too because ``code`` has no hand-marked cell: the students write one short
@@ -203,6 +204,10 @@ def test_class_on_the_hub(hub_class, browser, shots):
             if assignment == "code":
                 expected[student] = grade_json(course, course / "submitted" / name / "code" / "code.ipynb")
                 result = expected[student]
+                # the button graded in the sandbox: the engine's result is kept beside autograded/ (stock
+                # nbgrader, which runs the hidden tests in a kernel, writes no such file)
+                sandboxed = json.loads((course / "autograded" / name / "code.json").read_text())["code"]
+                assert sandboxed["score"] == result["score"], (sandboxed, result)
                 expect(row.locator(".score")).to_have_text(
                     f"{in_formgrader(result['score'])} / {in_formgrader(result['max_score'])}", timeout=60_000)
         hp.shot(t, shots, f"05-instructor-autograded-{assignment}")
