@@ -126,7 +126,10 @@ def release_command(assignments):
 @click.option("--jobs", "-j", default=0, help="Notebooks graded at once (0: one per core).")
 @click.option("--timeout", default=30.0, show_default=True, help="Seconds a cell or a call may run.")
 @UNSAFE
-def autograde_command(assignment, student, jobs, timeout, unsafe):
+@click.option("--scheduler", metavar="ADDRESS",
+              help="Grade on the Dask cluster whose scheduler is at ADDRESS (tcp://host:8786) instead of --jobs "
+                   "local processes; the gradebook is written here.")
+def autograde_command(assignment, student, jobs, timeout, unsafe, scheduler):
     """Grade submitted/<student>/ASSIGNMENT/ in the sandbox; write autograded/ and nbgrader's gradebook."""
     from rich.console import Console
 
@@ -134,7 +137,8 @@ def autograde_command(assignment, student, jobs, timeout, unsafe):
     from reading_maths.reports.tables import autograde_table
 
     try:
-        outcomes = autograde(_root(), assignment, _settings(timeout, unsafe), student=student, jobs=jobs)
+        outcomes = autograde(_root(), assignment, _settings(timeout, unsafe), student=student, jobs=jobs,
+                             scheduler=scheduler)
     except LookupError as exc:
         raise click.ClickException(str(exc.args[0])) from None
     if not outcomes:

@@ -44,6 +44,8 @@ from reading_maths.nbgrader.steps import SandboxedAutograde
 from reading_maths.reports.escape import markdown_text
 from reading_maths.results import GradeResult
 
+log = logging.getLogger(__name__)
+
 
 @dataclass
 class Submission:
@@ -109,11 +111,12 @@ def find_submissions(coursedir: CourseDirectory, assignment: str, student: str |
 def grade_submissions(submissions: list[Submission], settings: Settings, root: Path, assignment: str,
                       jobs: int = 0, progress: bool = True,
                       on_submission: Callable[[Submission, dict], None] | None = None,
-                      ) -> dict[tuple[str, str], GradeResult]:
+                      scheduler: str | None = None) -> dict[tuple[str, str], GradeResult]:
     """Step 2: grade every submitted notebook in the sandbox, in parallel; keyed by (student, notebook id).
 
     ``on_submission(submission, results)`` runs as soon as all of a student's notebooks are graded,
-    so recording overlaps with the grading of the others.
+    so recording overlaps with the grading of the others. ``scheduler``: a Dask scheduler's address to
+    grade on instead of local processes (results are recorded here, as they arrive).
     """
     keys = [(s.student, nb) for s in submissions for nb in s.notebooks]
     paths = [s.notebooks[nb] for s in submissions for nb in s.notebooks]
@@ -128,7 +131,7 @@ def grade_submissions(submissions: list[Submission], settings: Settings, root: P
 
     if paths:
         grade_many(paths, settings, jobs=jobs, root=root, assignment=assignment, progress=progress,
-                   on_result=arrived)
+                   on_result=arrived, scheduler=scheduler)
     return results
 
 
@@ -256,8 +259,12 @@ def read_back(coursedir: CourseDirectory, assignment: str, student: str, refused
 
 
 def autograde(root: Path, assignment: str, settings: Settings, *, student: str | None = None, jobs: int = 0,
-              progress: bool = True) -> list[Outcome]:
-    """Grade every submission of ``assignment`` (or one student's) and record it in nbgrader's gradebook."""
+              progress: bool = True, scheduler: str | None = None) -> list[Outcome]:
+    """Grade every submission of ``assignment`` (or one student's) and record it in nbgrader's gradebook.
+
+    ``scheduler``: grade on the Dask cluster at this address (``tcp://host:8786``) instead of ``jobs``
+    local processes; recording stays here.
+    """
     root = Path(root).resolve()
     app, coursedir = open_course(root, assignment)
     submissions = find_submissions(coursedir, assignment, student)
@@ -277,8 +284,10 @@ def autograde(root: Path, assignment: str, settings: Settings, *, student: str |
                      {nb: results[(submission.student, nb)] for nb in submission.notebooks
                       if (submission.student, nb) in results})
         refusals[submission.student] = reason
+        log.info("recorded %s", submission.student)
 
-    results = grade_submissions(submissions, settings, root, assignment, jobs, progress, on_submission=settle)
+    results = grade_submissions(submissions, settings, root, assignment, jobs, progress, on_submission=settle,
+                                scheduler=scheduler)
     for submission in submissions:
         if submission.student not in refusals:  # nothing to grade: settled here
             settle(submission, results)
