@@ -184,23 +184,20 @@ def record(app: AutogradeApp, coursedir: CourseDirectory, submission: Submission
         return refusal_reason(collect.messages + [traceback.format_exc()], exc, mine)
     finally:
         coursedir.student_id = "*"
-    release_zero_point_tasks(coursedir, assignment, submission.student)
     return None
 
 
-def release_zero_point_tasks(coursedir: CourseDirectory, assignment: str, student: str) -> None:
+def release_zero_point_tasks(gb: Gradebook, assignment: str, student: str) -> None:
     """Unflag 0-point task cells (the proofs' mark schemes): nothing there for a teacher to mark.
 
     nbgrader flags every task cell as needing a manual grade; a mark scheme is a task cell only so
     that nbgrader strips it from the release, and would otherwise keep the submission on formgrader's
     to-do list after every real hand mark is in.
     """
-    with Gradebook(coursedir.db_url, coursedir.course_id) as gb:
-        for notebook in gb.find_submission(assignment, student).notebooks:
-            for grade in notebook.grades:
-                if grade.max_score == 0 and grade.needs_manual_grade:
-                    grade.needs_manual_grade = False
-        gb.db.commit()
+    for notebook in gb.find_submission(assignment, student).notebooks:
+        for grade in notebook.grades:
+            if grade.max_score == 0 and grade.needs_manual_grade:
+                grade.needs_manual_grade = False
 
 
 def record_refused(coursedir: CourseDirectory, submission: Submission, assignment: str, reason: str) -> None:
@@ -247,14 +244,13 @@ def save_results(coursedir: CourseDirectory, student: str, assignment: str, resu
     path.write_text(text, encoding="utf-8")
 
 
-def read_back(coursedir: CourseDirectory, assignment: str, student: str, refused: str | None) -> Outcome:
+def read_back(gb: Gradebook, assignment: str, student: str, refused: str | None) -> Outcome:
     """What the gradebook holds for one student: score and maximum per grade cell."""
     outcome = Outcome(student, refused)
-    with Gradebook(coursedir.db_url, coursedir.course_id) as gb:
-        for notebook in gb.find_submission(assignment, student).notebooks:
-            for grade in sorted(notebook.grades, key=lambda g: g.cell.name):
-                outcome.scores[grade.name] = grade.score
-                outcome.max_scores[grade.name] = grade.max_score
+    for notebook in gb.find_submission(assignment, student).notebooks:
+        for grade in sorted(notebook.grades, key=lambda g: g.cell.name):
+            outcome.scores[grade.name] = grade.score
+            outcome.max_scores[grade.name] = grade.max_score
     return outcome
 
 
@@ -291,4 +287,9 @@ def autograde(root: Path, assignment: str, settings: Settings, *, student: str |
     for submission in submissions:
         if submission.student not in refusals:  # nothing to grade: settled here
             settle(submission, results)
-    return [read_back(coursedir, assignment, s.student, refusals[s.student]) for s in submissions]
+    with Gradebook(coursedir.db_url, coursedir.course_id) as gb:  # one session for the batch, not one each
+        for student, reason in refusals.items():
+            if reason is None:
+                release_zero_point_tasks(gb, assignment, student)
+        gb.db.commit()
+        return [read_back(gb, assignment, s.student, refusals[s.student]) for s in submissions]
