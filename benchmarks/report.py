@@ -18,7 +18,8 @@ def buckets(p: dict) -> list[tuple[str, float]]:
     grade_rest = get("grade: total", 0.0) - sum(get(k, 0.0) for k in GRADE_PARTS) - graders - calls
     steps = {f"record: nbgrader {k}": get(f"record: {k}", 0.0) for k in RECORD_STEPS}
     passes = get("record: converter passes (read + preprocessors)", 0.0)
-    record_rest = get("record: total (converter per student)", 0.0) - passes - get("record: write autograded/ notebook", 0)
+    written = get("record: write autograded/ notebook", 0.0)
+    record_rest = get("record: total (converter per student)", 0.0) - passes - written
     rows = [
         ("importing reading-maths, nbgrader, NumPy (once)", p["imports"]),
         ("opening the course and finding submissions (once)", get("open course (nbgrader config, gradebook)", 0)
@@ -26,10 +27,11 @@ def buckets(p: dict) -> list[tuple[str, float]]:
         *((k, get(k, 0.0)) for k in GRADE_PARTS),
         ("grade: calls into the sandbox (RPC + student code)", calls),
         ("grade: trusted-side comparisons (graders minus calls)", graders),
-        ("grade: the rest (results, pool plumbing)", grade_rest + get("grade: total + errors", 0) - get("grade: total", 0)),
+        ("grade: the rest (results, pool plumbing)",
+         grade_rest + get("grade: total + errors", 0.0) - get("grade: total", 0.0)),
         *steps.items(),
         ("record: converter reading the notebook, resources (2 passes)", passes - sum(steps.values())),
-        ("record: writing autograded/ notebook", get("record: write autograded/ notebook", 0.0)),
+        ("record: writing autograded/ notebook", written),
         ("record: converter set-up, gradebook checks, copying files", record_rest),
         ("record: results JSON", get("record: save results JSON", 0.0)),
         ("gradebook: unflag mark schemes, read scores back (one session)",

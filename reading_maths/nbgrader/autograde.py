@@ -13,6 +13,10 @@ A reader follows one assignment through named steps:
    code runs in this process;
 4. :func:`record_refused` — a submission nbgrader refuses (not a notebook, a duplicated grade id, ...) gets
    0 on every question and a comment saying why, written with :class:`nbgrader.api.Gradebook`.
+5. once for the batch, in one gradebook session: :func:`release_zero_point_tasks` and :func:`read_back`.
+
+``scheduler`` grades on a Dask cluster instead of local processes (:mod:`reading_maths.grading.remote`);
+:mod:`reading_maths.nbgrader.watch` runs these steps for each submission as it arrives.
 
 Each student's conversion runs on its own, so one broken submission never stops the others.
 Nothing under ``submitted/`` is written; re-running gives the same gradebook and the same files.
