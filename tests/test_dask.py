@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import os
+import shutil
 import signal
 import threading
 import time
@@ -111,3 +112,24 @@ def test_a_worker_killed_mid_batch_loses_no_submission(course, settings, local, 
     assert sorted(names) == sorted(set(names)) == sorted(o.student for o in local_outcomes)  # each once
     assert [(o.student, o.refused, o.scores) for o in outcomes] == \
            [(o.student, o.refused, o.scores) for o in local_outcomes]
+
+
+def test_a_long_lived_worker_sees_a_grader_fixed_between_batches(settings, tmp_path):
+    from reading_maths.grading.remote import grade_bytes
+
+    root = Path(__file__).resolve().parents[1]
+    course = tmp_path / "course"
+    for name in ("source", "graders"):
+        shutil.copytree(root / name / ASSIGNMENT, course / name / ASSIGNMENT)
+    notebook = course / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"  # the reference solution: full marks
+    shown = str(course / "submitted" / "ada" / ASSIGNMENT / notebook.name)
+
+    before = grade_bytes(notebook.read_bytes(), shown, settings, str(course), ASSIGNMENT)
+    grader = course / "graders" / ASSIGNMENT / "softmax.py"
+    grader.write_text(grader.read_text().replace('name="batch_3d", points=2', 'name="batch_3d", points=12'))
+    after = grade_bytes(notebook.read_bytes(), shown, settings, str(course), ASSIGNMENT)
+
+    assert before.notebook == after.notebook == shown
+    assert before.question("softmax").score == before.question("softmax").max_score
+    assert after.question("softmax").max_score == before.question("softmax").max_score + 10
+    assert after.question("softmax").score == after.question("softmax").max_score

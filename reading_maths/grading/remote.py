@@ -20,6 +20,24 @@ from pathlib import Path
 from reading_maths.grading.engine import Settings
 from reading_maths.results import GradeResult
 
+_versions: dict[Path, tuple] = {}
+
+
+def _refresh(root: Path) -> None:
+    """Forget cached graders and references when the course's files changed since this worker's last task.
+
+    Workers outlive a batch: a grader fixed between two runs must not be served from the cache.
+    """
+    from reading_maths.grading.graderfile import load_grader
+    from reading_maths.kit.reference import reference_of
+
+    files = sorted([*root.glob("graders/*/*.py"), *root.glob("source/*/*.ipynb")])
+    version = tuple((str(p), p.stat().st_mtime_ns, p.stat().st_size) for p in files)
+    if _versions.get(root, version) != version:
+        load_grader.cache_clear()
+        reference_of.cache_clear()
+    _versions[root] = version
+
 
 @cache
 def _worker_sandbox(allow_unsafe: bool, limits):
@@ -37,6 +55,7 @@ def grade_bytes(data: bytes, shown: str, settings: Settings, course: str, assign
     from reading_maths.grading.batch import grade_one
 
     root = Path(os.environ.get("READING_MATHS_COURSE") or course)
+    _refresh(root)
     settings = replace(settings, sandbox=_worker_sandbox(not settings.sandbox.isolated, settings.sandbox.limits))
     with tempfile.TemporaryDirectory(prefix="reading-maths-task-") as folder:
         path = Path(folder, Path(shown).name)
