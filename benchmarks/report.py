@@ -42,6 +42,35 @@ def buckets(p: dict) -> list[tuple[str, float]]:
     return rows
 
 
+GROUPS = (("sandboxed child: start, student cells, calls, stop", ("grade: child", "grade: calls", "grade: stop")),
+          ("trusted side: reading, sanitizing, comparing", ("grade:",)),
+          ("recording: nbgrader's converter and gradebook", ("record:", "gradebook:")),
+          ("imports and set-up (once per run)", ("importing", "opening")))
+
+
+def grouped(p: dict) -> dict[str, float]:
+    """The profile's seconds in four groups (the first group whose prefix matches takes a step)."""
+    totals = dict.fromkeys([g for g, _ in GROUPS], 0.0)
+    for name, secs in buckets(p):
+        group = next((g for g, prefixes in GROUPS if name.startswith(prefixes)), None)
+        if group:
+            totals[group] += secs
+    return totals
+
+
+def summary(profiles: dict) -> list[str]:
+    """One row per assignment: the share of each group in the whole batch."""
+    lines = ["| assignment | per submission | " + " | ".join(g for g, _ in GROUPS) + " |",
+             "|---|---|" + "---|" * len(GROUPS)]
+    for a, p in profiles.items():
+        totals = grouped(p)
+        whole = sum(totals.values()) or 1.0
+        n = max(1, p["notebooks"])
+        lines.append(f"| `{a}` | {whole / n:.3f} s | "
+                     + " | ".join(f"{100 * v / whole:.0f} % ({1000 * v / n:.0f} ms)" for v in totals.values()) + " |")
+    return lines
+
+
 def profile_table(a: str, p: dict) -> list[str]:
     n = max(1, p["notebooks"])
     total = p["imports"] + p["wall"]
@@ -91,7 +120,8 @@ def render(data: dict) -> str:
               "## Where every second of a batch goes", "",
               "`benchmarks/profile_batch.py`: the whole `autograde` of each class above in one process, notebooks "
               "one after another, `time.perf_counter` around each step (nested timers subtracted). Wall seconds "
-              "of one core; with `--jobs 2` the grading steps run in two workers while this process records.", ""]
+              "of one core; with `--jobs 2` the grading steps run in two workers while this process records.", "",
+              *summary(data["profiles"]), ""]
     for a, p in data["profiles"].items():
         lines += profile_table(a, p)
     return "\n".join(lines)
