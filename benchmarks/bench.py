@@ -5,8 +5,9 @@ each, and a scaling table; writes ``benchmarks/results.md`` and prints it.
     .venv/bin/python benchmarks/bench.py --students 6 --sizes 10 20 --out /tmp/bench.md   # a quick check
 
 For each assignment: a synthetic class (:mod:`synthetic`), graded by ``reading-maths autograde A --jobs 2``
-and by stock ``nbgrader autograde A --create --force`` with a plain nbgrader config (its own kernels)
-on two copies; every score compared; then the whole batch profiled in one process (:mod:`profile_batch`).
+and by stock ``nbgrader autograde A --create --force`` (nbgrader as it ships: the hidden test cells run
+in its own kernels, :mod:`classroom.stock`) on two copies; every score compared; then the whole batch
+profiled in one process (:mod:`profile_batch`).
 Scaling: ``code`` classes of each size, ``--jobs 1`` and ``2``, wall time and peak memory.
 """
 
@@ -104,7 +105,7 @@ def main() -> None:
         for a in args.assignments:
             print(f"{a}: class of {args.students} ...", file=sys.stderr)
             base = synthetic.make_class(tmp / a / "base", a, args.students)
-            mine, theirs, prof = (synthetic.clone(base, tmp / a / name, plain=name == "nbgrader")
+            mine, theirs, prof = (synthetic.clone(base, tmp / a / name, stock=name == "nbgrader")
                                   for name in ("ours", "nbgrader", "profile"))
             data["load"].append(os.getloadavg()[0])
             r = ours(mine, a, args.jobs)

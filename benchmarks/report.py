@@ -94,9 +94,9 @@ def render(data: dict) -> str:
         + (" — **taken under load: other work shared the cores, absolute seconds are pessimistic**."
            if max(load) > 1.5 else "."),
         "", "## Throughput against stock nbgrader", "",
-        "Stock nbgrader: `nbgrader autograde A --create --force` with a plain config (its own kernels run the "
-        "hidden test cells). reading-maths: `reading-maths autograde A --jobs 2` (sandboxed, writes the same "
-        "gradebook). Same submissions, every score compared.", "",
+        "Stock nbgrader: `nbgrader autograde A --create --force` as it ships (its own kernels run the "
+        "hidden test cells; `classroom/stock.py`). reading-maths: `reading-maths autograde A --jobs 2` "
+        "(sandboxed, writes the same gradebook). Same submissions, every score compared.", "",
         "| assignment | submissions | reading-maths | nbgrader | per submission (ours / theirs) | ratio | scores |",
         "|---|---|---|---|---|---|---|",
     ]

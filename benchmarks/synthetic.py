@@ -17,12 +17,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
 
-PLAIN_CONFIG = '''c = get_config()  # noqa: F821 - stock nbgrader: its own kernel execution, nothing routed elsewhere
-c.CourseDirectory.course_id = "reading-maths"
-c.CourseDirectory.db_url = "sqlite:///{root}/gradebook.db"
-c.ExecutePreprocessor.timeout = 60
-c.LimitOutput.max_lines = 200
-'''
 
 
 def env_for(course: Path) -> dict[str, str]:
@@ -33,13 +27,10 @@ def env_for(course: Path) -> dict[str, str]:
     return env
 
 
-def course_copy(where: Path, assignment: str, *, plain: bool = False) -> Path:
-    """``source/<a>``, ``graders/<a>`` and a config (the course's, or a plain stock one) in ``where``."""
+def course_copy(where: Path, assignment: str) -> Path:
+    """``source/<a>``, ``graders/<a>``, the corpora and the course's nbgrader config in ``where``."""
     where.mkdir(parents=True)
-    if plain:
-        (where / "nbgrader_config.py").write_text(PLAIN_CONFIG.format(root=where))
-    else:
-        shutil.copy(ROOT / "nbgrader_config.py", where / "nbgrader_config.py")
+    shutil.copy(ROOT / "nbgrader_config.py", where / "nbgrader_config.py")
     for name in ("source", "graders"):
         shutil.copytree(ROOT / name / assignment, where / name / assignment,
                         ignore=shutil.ignore_patterns("__pycache__", ".ipynb_checkpoints"))
@@ -79,19 +70,20 @@ def write_class(course: Path, assignment: str, n: int, seed: int = 20240601) -> 
     return students
 
 
-def make_class(where: Path, assignment: str, n: int, *, plain: bool = False, seed: int = 20240601) -> Path:
+def make_class(where: Path, assignment: str, n: int, *, seed: int = 20240601) -> Path:
     """A course copy with the assignment generated and ``n`` synthetic submissions."""
-    course = course_copy(where, assignment, plain=plain)
+    course = course_copy(where, assignment)
     generate(course, assignment)
     write_class(course, assignment, n, seed)
     return course
 
 
-def clone(course: Path, where: Path, *, plain: bool = False) -> Path:
-    """A copy of a built class (submissions, release, gradebook) to grade another way."""
+def clone(course: Path, where: Path, *, stock: bool = False) -> Path:
+    """A copy of a built class (submissions, release, gradebook) to grade another way; ``stock``: nbgrader
+    as it ships runs ``nbgrader autograde`` there (hidden test cells in its kernels, not the sandbox)."""
+    from classroom.stock import use_stock_nbgrader
+
     shutil.copytree(course, where)
-    if plain:
-        (where / "nbgrader_config.py").write_text(PLAIN_CONFIG.format(root=where))
-    else:
-        shutil.copy(ROOT / "nbgrader_config.py", where / "nbgrader_config.py")
+    if stock:
+        use_stock_nbgrader(where)
     return where
