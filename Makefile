@@ -52,4 +52,4 @@ lint: $(STAMP)
 clean:
 	rm -rf $(VENV) autograded/* submitted feedback exchange gradebook.db
 
-bench: $(STAMP) system-packages ; $(BIN)/python benchmarks/run.py  # slow, not part of test: see benchmarks/README.md
+bench: $(STAMP) system-packages ; $(BIN)/python benchmarks/bench.py  # slow (about an hour), not part of test: see benchmarks/README.md

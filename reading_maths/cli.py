@@ -126,15 +126,27 @@ def release_command(assignments):
 @click.option("--jobs", "-j", default=0, help="Notebooks graded at once (0: one per core).")
 @click.option("--timeout", default=30.0, show_default=True, help="Seconds a cell or a call may run.")
 @UNSAFE
-def autograde_command(assignment, student, jobs, timeout, unsafe):
+@click.option("--scheduler", metavar="ADDRESS",
+              help="Grade on the Dask cluster whose scheduler is at ADDRESS (tcp://host:8786) instead of --jobs "
+                   "local processes; the gradebook is written here.")
+@click.option("--watch", is_flag=True,
+              help="Keep running: grade each new or resubmitted notebook in submitted/ within seconds (Ctrl-C stops).")
+@click.option("--collect", is_flag=True,
+              help="With --watch: also run nbgrader's collect --update from the exchange before each look.")
+@click.option("--interval", default=1.0, show_default=True, help="With --watch: seconds between looks.")
+def autograde_command(assignment, student, jobs, timeout, unsafe, scheduler, watch, collect, interval):
     """Grade submitted/<student>/ASSIGNMENT/ in the sandbox; write autograded/ and nbgrader's gradebook."""
     from rich.console import Console
 
     from reading_maths.nbgrader.autograde import autograde
     from reading_maths.reports.tables import autograde_table
 
+    if watch:
+        _watch(assignment, _settings(timeout, unsafe), jobs, collect, interval)
+        return
     try:
-        outcomes = autograde(_root(), assignment, _settings(timeout, unsafe), student=student, jobs=jobs)
+        outcomes = autograde(_root(), assignment, _settings(timeout, unsafe), student=student, jobs=jobs,
+                             scheduler=scheduler)
     except LookupError as exc:
         raise click.ClickException(str(exc.args[0])) from None
     if not outcomes:
@@ -145,6 +157,32 @@ def autograde_command(assignment, student, jobs, timeout, unsafe):
     if refused:
         click.secho(f"{len(refused)} submission(s) could not be read by nbgrader and got 0: {', '.join(refused)}",
                     fg="yellow", err=True)
+
+
+def _watch(assignment: str, settings, jobs: int, collect: bool, interval: float) -> None:
+    """``autograde --watch``: until Ctrl-C or SIGTERM, one line per submission graded."""
+    import signal
+    import threading
+
+    from reading_maths.nbgrader.watch import watch
+
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+
+    def graded(outcomes) -> None:
+        for o in outcomes:
+            shown = f"refused: {o.refused}" if o.refused else f"{o.total:g} / {sum(o.max_scores.values()):g}"
+            click.echo(f"graded {o.student}: {shown}")
+
+    click.echo(f"watching submitted/*/{assignment}/ (Ctrl-C stops)")
+    try:
+        watch(_root(), assignment, settings, jobs=jobs, interval=interval, collect_first=collect, stop=stop,
+              on_graded=graded)
+    except LookupError as exc:
+        raise click.ClickException(str(exc.args[0])) from None
+    except KeyboardInterrupt:
+        pass
+    click.echo("stopped watching")
 
 
 @main.command("doctor")

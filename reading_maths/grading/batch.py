@@ -1,9 +1,10 @@
-"""Grading many notebooks at once: a process pool, a progress bar, and no submission stopping the rest."""
+"""Grading many notebooks at once: a process pool or a Dask cluster, a progress bar, and no submission
+stopping the rest."""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
@@ -34,29 +35,46 @@ def grade_one(path: Path, settings: Settings, root: Path, assignment: str | None
         return failed_to_grade(path, known, f"grading failed: {type(exc).__name__}: {exc}")
 
 
-def grade_many(paths: Iterable[Path], settings: Settings, *, jobs: int = 0, root: Path,
-               assignment: str | None = None, progress: bool = True,
-               on_result: Callable[[int, GradeResult], None] | None = None) -> list[GradeResult]:
-    """Grade notebooks in parallel (``jobs`` processes; 0 = one per core), in the order given.
-
-    ``on_result(index, result)`` runs here as each notebook finishes, while the others are graded.
-    """
-    paths = list(paths)
-    jobs = jobs or os.cpu_count() or 1
-    results: dict[int, GradeResult] = {}
-    columns = (TextColumn("grading"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
-    with Progress(*columns, disable=not progress, transient=False) as bar, \
-            ProcessPoolExecutor(max_workers=min(jobs, max(1, len(paths)))) as pool:
-        task = bar.add_task("grading", total=len(paths))
+def graded_in_pool(paths: list[Path], settings: Settings, jobs: int, root: Path,
+                   assignment: str | None) -> Iterator[tuple[int, GradeResult | BaseException]]:
+    """``jobs`` local processes; yields ``(index, result or error)`` as each notebook finishes."""
+    with ProcessPoolExecutor(max_workers=min(jobs, max(1, len(paths)))) as pool:
         futures = {pool.submit(grade_one, p, settings, root, assignment): i for i, p in enumerate(paths)}
         for future in as_completed(futures):
-            i = futures[future]
             try:
-                results[i] = future.result()
+                yield futures[future], future.result()
             except Exception as exc:  # noqa: BLE001 - a worker that died still yields a result
-                results[i] = failed_to_grade(paths[i], Assignment(assignment, root) if assignment else None,
-                                             f"grading failed: {type(exc).__name__}")
+                yield futures[future], exc
+
+
+def grade_many(paths: Iterable[Path], settings: Settings, *, jobs: int = 0, root: Path,
+               assignment: str | None = None, progress: bool = True,
+               on_result: Callable[[int, GradeResult], None] | None = None,
+               scheduler: str | None = None) -> list[GradeResult]:
+    """Grade notebooks in parallel, in the order given: ``jobs`` local processes (0 = one per core), or
+    the Dask cluster whose scheduler is at ``scheduler`` (:mod:`reading_maths.grading.remote`).
+
+    ``on_result(index, result)`` runs here, once per notebook, as each finishes, while the others are graded.
+    """
+    paths = list(paths)
+    results: dict[int, GradeResult] = {}
+    columns = (TextColumn("grading"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    if scheduler:
+        from reading_maths.grading.remote import graded_on_cluster
+
+        completions = graded_on_cluster(paths, settings, scheduler, root, assignment)
+    else:
+        completions = graded_in_pool(paths, settings, jobs or os.cpu_count() or 1, root, assignment)
+    with Progress(*columns, disable=not progress, transient=False) as bar:
+        task = bar.add_task("grading", total=len(paths))
+        for i, outcome in completions:
+            if i in results:
+                continue
+            if isinstance(outcome, BaseException):
+                outcome = failed_to_grade(paths[i], Assignment(assignment, root) if assignment else None,
+                                          f"grading failed: {type(outcome).__name__}")
+            results[i] = outcome
             if on_result is not None:
-                on_result(i, results[i])
+                on_result(i, outcome)
             bar.advance(task)
     return [results[i] for i in range(len(paths))]

@@ -13,6 +13,10 @@ A reader follows one assignment through named steps:
    code runs in this process;
 4. :func:`record_refused` — a submission nbgrader refuses (not a notebook, a duplicated grade id, ...) gets
    0 on every question and a comment saying why, written with :class:`nbgrader.api.Gradebook`.
+5. once for the batch, in one gradebook session: :func:`release_zero_point_tasks` and :func:`read_back`.
+
+``scheduler`` grades on a Dask cluster instead of local processes (:mod:`reading_maths.grading.remote`);
+:mod:`reading_maths.nbgrader.watch` runs these steps for each submission as it arrives.
 
 Each student's conversion runs on its own, so one broken submission never stops the others.
 Nothing under ``submitted/`` is written; re-running gives the same gradebook and the same files.
@@ -43,6 +47,8 @@ from reading_maths.nbgrader.environment import use_nbgrader_env
 from reading_maths.nbgrader.steps import SandboxedAutograde
 from reading_maths.reports.escape import markdown_text
 from reading_maths.results import GradeResult
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -109,11 +115,12 @@ def find_submissions(coursedir: CourseDirectory, assignment: str, student: str |
 def grade_submissions(submissions: list[Submission], settings: Settings, root: Path, assignment: str,
                       jobs: int = 0, progress: bool = True,
                       on_submission: Callable[[Submission, dict], None] | None = None,
-                      ) -> dict[tuple[str, str], GradeResult]:
+                      scheduler: str | None = None) -> dict[tuple[str, str], GradeResult]:
     """Step 2: grade every submitted notebook in the sandbox, in parallel; keyed by (student, notebook id).
 
     ``on_submission(submission, results)`` runs as soon as all of a student's notebooks are graded,
-    so recording overlaps with the grading of the others.
+    so recording overlaps with the grading of the others. ``scheduler``: a Dask scheduler's address to
+    grade on instead of local processes (results are recorded here, as they arrive).
     """
     keys = [(s.student, nb) for s in submissions for nb in s.notebooks]
     paths = [s.notebooks[nb] for s in submissions for nb in s.notebooks]
@@ -128,7 +135,7 @@ def grade_submissions(submissions: list[Submission], settings: Settings, root: P
 
     if paths:
         grade_many(paths, settings, jobs=jobs, root=root, assignment=assignment, progress=progress,
-                   on_result=arrived)
+                   on_result=arrived, scheduler=scheduler)
     return results
 
 
@@ -181,23 +188,20 @@ def record(app: AutogradeApp, coursedir: CourseDirectory, submission: Submission
         return refusal_reason(collect.messages + [traceback.format_exc()], exc, mine)
     finally:
         coursedir.student_id = "*"
-    release_zero_point_tasks(coursedir, assignment, submission.student)
     return None
 
 
-def release_zero_point_tasks(coursedir: CourseDirectory, assignment: str, student: str) -> None:
+def release_zero_point_tasks(gb: Gradebook, assignment: str, student: str) -> None:
     """Unflag 0-point task cells (the proofs' mark schemes): nothing there for a teacher to mark.
 
     nbgrader flags every task cell as needing a manual grade; a mark scheme is a task cell only so
     that nbgrader strips it from the release, and would otherwise keep the submission on formgrader's
     to-do list after every real hand mark is in.
     """
-    with Gradebook(coursedir.db_url, coursedir.course_id) as gb:
-        for notebook in gb.find_submission(assignment, student).notebooks:
-            for grade in notebook.grades:
-                if grade.max_score == 0 and grade.needs_manual_grade:
-                    grade.needs_manual_grade = False
-        gb.db.commit()
+    for notebook in gb.find_submission(assignment, student).notebooks:
+        for grade in notebook.grades:
+            if grade.max_score == 0 and grade.needs_manual_grade:
+                grade.needs_manual_grade = False
 
 
 def record_refused(coursedir: CourseDirectory, submission: Submission, assignment: str, reason: str) -> None:
@@ -244,20 +248,23 @@ def save_results(coursedir: CourseDirectory, student: str, assignment: str, resu
     path.write_text(text, encoding="utf-8")
 
 
-def read_back(coursedir: CourseDirectory, assignment: str, student: str, refused: str | None) -> Outcome:
+def read_back(gb: Gradebook, assignment: str, student: str, refused: str | None) -> Outcome:
     """What the gradebook holds for one student: score and maximum per grade cell."""
     outcome = Outcome(student, refused)
-    with Gradebook(coursedir.db_url, coursedir.course_id) as gb:
-        for notebook in gb.find_submission(assignment, student).notebooks:
-            for grade in sorted(notebook.grades, key=lambda g: g.cell.name):
-                outcome.scores[grade.name] = grade.score
-                outcome.max_scores[grade.name] = grade.max_score
+    for notebook in gb.find_submission(assignment, student).notebooks:
+        for grade in sorted(notebook.grades, key=lambda g: g.cell.name):
+            outcome.scores[grade.name] = grade.score
+            outcome.max_scores[grade.name] = grade.max_score
     return outcome
 
 
 def autograde(root: Path, assignment: str, settings: Settings, *, student: str | None = None, jobs: int = 0,
-              progress: bool = True) -> list[Outcome]:
-    """Grade every submission of ``assignment`` (or one student's) and record it in nbgrader's gradebook."""
+              progress: bool = True, scheduler: str | None = None) -> list[Outcome]:
+    """Grade every submission of ``assignment`` (or one student's) and record it in nbgrader's gradebook.
+
+    ``scheduler``: grade on the Dask cluster at this address (``tcp://host:8786``) instead of ``jobs``
+    local processes; recording stays here.
+    """
     root = Path(root).resolve()
     app, coursedir = open_course(root, assignment)
     submissions = find_submissions(coursedir, assignment, student)
@@ -277,9 +284,16 @@ def autograde(root: Path, assignment: str, settings: Settings, *, student: str |
                      {nb: results[(submission.student, nb)] for nb in submission.notebooks
                       if (submission.student, nb) in results})
         refusals[submission.student] = reason
+        log.info("recorded %s", submission.student)
 
-    results = grade_submissions(submissions, settings, root, assignment, jobs, progress, on_submission=settle)
+    results = grade_submissions(submissions, settings, root, assignment, jobs, progress, on_submission=settle,
+                                scheduler=scheduler)
     for submission in submissions:
         if submission.student not in refusals:  # nothing to grade: settled here
             settle(submission, results)
-    return [read_back(coursedir, assignment, s.student, refusals[s.student]) for s in submissions]
+    with Gradebook(coursedir.db_url, coursedir.course_id) as gb:  # one session for the batch, not one each
+        for student, reason in refusals.items():
+            if reason is None:
+                release_zero_point_tasks(gb, assignment, student)
+        gb.db.commit()
+        return [read_back(gb, assignment, s.student, refusals[s.student]) for s in submissions]

@@ -1,0 +1,141 @@
+"""``make bench``: reading-maths against stock nbgrader on all four assignments, a whole-batch profile of
+each, and a scaling table; writes ``benchmarks/results.md`` and prints it.
+
+    .venv/bin/python benchmarks/bench.py                                   # the full run (about an hour)
+    .venv/bin/python benchmarks/bench.py --students 6 --sizes 10 20 --out /tmp/bench.md   # a quick check
+
+For each assignment: a synthetic class (:mod:`synthetic`), graded by ``reading-maths autograde A --jobs 2``
+and by stock ``nbgrader autograde A --create --force`` (nbgrader as it ships: the hidden test cells run
+in its own kernels, :mod:`classroom.stock`) on two copies; every score compared; then the whole batch
+profiled in one process (:mod:`profile_batch`).
+Scaling: ``code`` classes of each size, ``--jobs 1`` and ``2``, wall time and peak memory.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path[:0] = [str(HERE), str(HERE.parent)]
+
+import report  # noqa: E402
+import synthetic  # noqa: E402
+
+ASSIGNMENTS = ("code", "notation", "matching", "proofs")
+
+# The CLI's own entry point in a process that then reports its peak memory and its pool workers'.
+MEASURED_CLI = r"""
+import resource, sys
+from reading_maths.cli import main
+try:
+    main(sys.argv[1:], standalone_mode=False)
+finally:
+    kb = lambda who: resource.getrusage(who).ru_maxrss
+    print("PEAK", kb(resource.RUSAGE_SELF), kb(resource.RUSAGE_CHILDREN), file=sys.stderr)
+"""
+
+
+def run(cmd: list[str], course: Path) -> tuple[float, str]:
+    start = time.perf_counter()
+    done = subprocess.run(cmd, cwd=course, env=synthetic.env_for(course), capture_output=True, text=True, check=False)
+    elapsed = time.perf_counter() - start
+    if done.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)} failed ({done.returncode}):\n{done.stderr[-3000:]}")
+    return elapsed, done.stderr
+
+
+def ours(course: Path, assignment: str, jobs: int) -> dict:
+    """``reading-maths autograde A --jobs N``: wall time, peak RSS of the driver and of the largest worker."""
+    wall, err = run([sys.executable, "-c", MEASURED_CLI, "autograde", assignment, "--jobs", str(jobs)], course)
+    peak = next(line.split() for line in err.splitlines() if line.startswith("PEAK "))
+    return {"wall": wall, "driver_mb": int(peak[1]) / 1024, "worker_mb": int(peak[2]) / 1024}
+
+
+def stock(course: Path, assignment: str) -> dict:
+    wall, _ = run([str(synthetic.BIN / "nbgrader"), "autograde", assignment, "--create", "--force"], course)
+    return {"wall": wall}
+
+
+def scores(course: Path, assignment: str) -> dict[str, dict[str, float | None]]:
+    from nbgrader.api import Gradebook
+
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
+        return {s.student_id: {g.name: g.score for nb in s.notebooks for g in nb.grades}
+                for s in gb.find_assignment(assignment).submissions}
+
+
+def profile(course: Path, assignment: str) -> dict:
+    done = subprocess.run([sys.executable, str(HERE / "profile_batch.py"), str(course), assignment], cwd=course,
+                          env=synthetic.env_for(course), capture_output=True, text=True, check=True)
+    return json.loads(done.stdout)
+
+
+def compare(a: dict, b: dict) -> list[str]:
+    problems = []
+    for student in sorted(set(a) | set(b)):
+        for q in sorted(set(a.get(student, {})) | set(b.get(student, {}))):
+            x, y = a.get(student, {}).get(q), b.get(student, {}).get(q)
+            if x is None or y is None or abs(x - y) > 1e-6:
+                problems.append(f"{student}/{q}: reading-maths {x} vs nbgrader {y}")
+    return problems
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--students", type=int, default=100)
+    parser.add_argument("--sizes", type=int, nargs="*", default=[100, 300, 1000])
+    parser.add_argument("--assignments", nargs="*", default=list(ASSIGNMENTS))
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--out", type=Path, default=HERE / "results.md")
+    parser.add_argument("--keep", action="store_true", help="keep the temporary courses (path printed)")
+    args = parser.parse_args()
+    tmp = Path(tempfile.mkdtemp(prefix="reading-maths-bench-"))
+    print(f"working in {tmp}", file=sys.stderr)
+    data: dict = {"ratios": {}, "profiles": {}, "scaling": [], "load": [], "mismatches": {}}
+    try:
+        for a in args.assignments:
+            print(f"{a}: class of {args.students} ...", file=sys.stderr)
+            base = synthetic.make_class(tmp / a / "base", a, args.students)
+            mine, theirs, prof = (synthetic.clone(base, tmp / a / name, stock=name == "nbgrader")
+                                  for name in ("ours", "nbgrader", "profile"))
+            data["load"].append(os.getloadavg()[0])
+            r = ours(mine, a, args.jobs)
+            s = stock(theirs, a)
+            data["mismatches"][a] = compare(scores(mine, a), scores(theirs, a))
+            data["ratios"][a] = {"students": args.students, "ours": r, "nbgrader": s}
+            print(f"  reading-maths {r['wall']:.1f} s, nbgrader {s['wall']:.1f} s", file=sys.stderr)
+            data["profiles"][a] = profile(prof, a)
+        for n in args.sizes:
+            base = synthetic.make_class(tmp / f"scale{n}" / "base", "code", n)
+            for jobs in (1, 2):
+                copy = synthetic.clone(base, tmp / f"scale{n}" / f"jobs{jobs}")
+                data["load"].append(os.getloadavg()[0])
+                r = ours(copy, "code", jobs)
+                data["scaling"].append({"submissions": n, "jobs": jobs, **r})
+                print(f"scaling: {n} x jobs {jobs}: {r['wall']:.1f} s", file=sys.stderr)
+                shutil.rmtree(copy)
+        data["machine"] = {"platform": platform.platform(), "cores": os.cpu_count(),
+                           "python": platform.python_version(), "when": time.strftime("%Y-%m-%d %H:%M"),
+                           "command": " ".join(["python", "benchmarks/bench.py", *sys.argv[1:]])}
+        (tmp / "bench.json").write_text(json.dumps(data, indent=1))
+        text = report.render(data)
+        args.out.write_text(text)
+        print(text)
+    finally:
+        if args.keep:
+            print(f"kept {tmp}", file=sys.stderr)
+        else:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,85 @@
+"""Grading on a Dask ``distributed`` cluster: the notebook's bytes go out, the structured result comes back.
+
+A worker needs this package, the sandbox (bubblewrap) and the course's ``source/`` and ``graders/``
+folders, at the driver's path or where ``READING_MATHS_COURSE`` points on the worker; never the
+gradebook, which only the driver writes.  Each task grades one notebook in a fresh sandboxed child,
+exactly as the local pool does, so one student's process never serves another.  When a worker dies,
+the scheduler gives its unfinished tasks to the others; each task's result arrives once.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import uuid
+from collections.abc import Iterator
+from dataclasses import replace
+from functools import cache
+from pathlib import Path
+
+from reading_maths.grading.engine import Settings
+from reading_maths.results import GradeResult
+
+_versions: dict[Path, tuple] = {}
+
+
+def _refresh(root: Path) -> None:
+    """Forget cached graders and references when the course's files changed since this worker's last task.
+
+    Workers outlive a batch: a grader fixed between two runs must not be served from the cache.
+    """
+    from reading_maths.grading.graderfile import load_grader
+    from reading_maths.kit.reference import reference_of
+
+    files = sorted([*root.glob("graders/*/*.py"), *root.glob("source/*/*.ipynb")])
+    version = tuple((str(p), p.stat().st_mtime_ns, p.stat().st_size) for p in files)
+    if _versions.get(root, version) != version:
+        load_grader.cache_clear()
+        reference_of.cache_clear()
+    _versions[root] = version
+
+
+@cache
+def _worker_sandbox(allow_unsafe: bool, limits):
+    from reading_maths.sandbox.process import choose
+
+    return choose(allow_unsafe=allow_unsafe, limits=limits)
+
+
+def grade_bytes(data: bytes, shown: str, settings: Settings, course: str, assignment: str | None) -> GradeResult:
+    """On a worker: grade one notebook given as bytes; paths in the result are the driver's ``shown`` path.
+
+    The worker picks its own sandbox: it refuses to grade without one unless the driver ran with
+    ``--unsafe-no-sandbox`` itself.
+    """
+    from reading_maths.grading.batch import grade_one
+
+    root = Path(os.environ.get("READING_MATHS_COURSE") or course)
+    _refresh(root)
+    settings = replace(settings, sandbox=_worker_sandbox(not settings.sandbox.isolated, settings.sandbox.limits))
+    with tempfile.TemporaryDirectory(prefix="reading-maths-task-") as folder:
+        path = Path(folder, Path(shown).name)
+        path.write_bytes(data)
+        result = grade_one(path, settings, root, assignment)
+    result.notebook = shown
+    result.errors = [e.replace(str(path), shown) for e in result.errors]
+    for question in result.questions:
+        question.problem = question.problem.replace(str(path), shown)
+    return result
+
+
+def graded_on_cluster(paths: list[Path], settings: Settings, address: str, root: Path,
+                      assignment: str | None) -> Iterator[tuple[int, GradeResult | BaseException]]:
+    """Send every notebook to the scheduler at ``address``; yield ``(index, result or error)`` as they finish."""
+    from distributed import Client, as_completed
+
+    batch = uuid.uuid4().hex[:8]
+    with Client(address, timeout="30s") as client:
+        futures = {client.submit(grade_bytes, p.read_bytes(), str(p), settings, str(root), assignment,
+                                 key=f"reading-maths-grade-{batch}-{i}", pure=False, retries=1): i
+                   for i, p in enumerate(paths)}
+        for future in as_completed(futures):
+            try:
+                yield futures[future], future.result()
+            except Exception as exc:  # noqa: BLE001 - e.g. KilledWorker: the notebook killed every worker it met
+                yield futures[future], exc

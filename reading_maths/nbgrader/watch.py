@@ -1,0 +1,100 @@
+"""``reading-maths autograde ASSIGNMENT --watch``: grade each submission within seconds of its arrival.
+
+Every ``interval`` seconds the watcher (optionally) collects from nbgrader's exchange with nbgrader's
+own ``ExchangeCollect`` in update mode, which keeps each student's latest submission by nbgrader's
+timestamp, then looks at ``submitted/``: a student's folder whose nbgrader timestamp or notebook files
+changed, and stayed unchanged for one more look (so a copy in progress is not graded), is graded and
+recorded with :func:`reading_maths.nbgrader.autograde.autograde`, alone. On start it grades the
+submissions with no recorded result, or one older than their files.
+"""
+
+from __future__ import annotations
+
+import glob
+import logging
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+from nbgrader.auth import Authenticator
+from nbgrader.exchange.default import ExchangeCollect
+
+from reading_maths.grading.engine import Settings
+from reading_maths.nbgrader.autograde import (
+    AutogradeApp,
+    Outcome,
+    Submission,
+    autograde,
+    find_submissions,
+    open_course,
+    results_path,
+)
+
+log = logging.getLogger(__name__)
+
+State = tuple[str | None, tuple[tuple[str, int, int], ...]]
+
+
+def state(app: AutogradeApp, submission: Submission) -> State:
+    """What identifies one version of a submission: nbgrader's timestamp and its files' times and sizes."""
+    timestamp = app.coursedir.get_existing_timestamp(str(submission.folder))
+    files = sorted(p for p in submission.folder.rglob("*") if p.is_file()) if submission.folder.is_dir() else []
+    return (str(timestamp) if timestamp else None,
+            tuple((str(p.relative_to(submission.folder)), p.stat().st_mtime_ns, p.stat().st_size) for p in files))
+
+
+def up_to_date(app: AutogradeApp, submission: Submission, assignment: str) -> bool:
+    """A result was recorded after the submission's files last changed."""
+    saved = results_path(app.coursedir, submission.student, assignment)
+    files = [p for p in submission.folder.rglob("*") if p.is_file()] if submission.folder.is_dir() else []
+    return saved.is_file() and all(p.stat().st_mtime_ns <= saved.stat().st_mtime_ns for p in files)
+
+
+def collect(app: AutogradeApp, assignment: str) -> None:
+    """nbgrader's ``collect --update``: each student's latest submission (by nbgrader's timestamp) into submitted/."""
+    quiet = logging.getLogger(f"{__name__}.collect")
+    quiet.propagate = False
+    app.coursedir.assignment_id = assignment
+    app.coursedir.student_id = "*"
+    action = ExchangeCollect(coursedir=app.coursedir, authenticator=Authenticator(parent=app), parent=app)
+    action.update = True
+    action.check_owner = False
+    action.log = quiet
+    try:
+        action.start()
+    except Exception as exc:  # noqa: BLE001 - nbgrader's ExchangeError (no inbound folder yet) or a bad file
+        log.debug("collect: %s", exc)
+
+
+def watch(root: Path, assignment: str, settings: Settings, *, jobs: int = 0, interval: float = 1.0,
+          collect_first: bool = False, stop: threading.Event | None = None,
+          on_graded: Callable[[list[Outcome]], None] | None = None) -> None:
+    """Grade new and resubmitted notebooks of ``assignment`` until ``stop`` is set (or Ctrl-C)."""
+    root = Path(root).resolve()
+    app, coursedir = open_course(root, assignment)
+    stop = stop or threading.Event()
+    graded: dict[str, State] = {}
+    pending: dict[str, State] = {}
+    first = True
+    while not stop.is_set():
+        if collect_first:
+            collect(app, assignment)
+        for submission in find_submissions(coursedir, assignment):
+            now = state(app, submission)
+            if first and up_to_date(app, submission, assignment):
+                graded[submission.student] = now
+            if graded.get(submission.student) == now:
+                pending.pop(submission.student, None)
+            elif pending.get(submission.student) == now or first:
+                log.info("grading %s (%s)", submission.student, now[0] or "no timestamp")
+                outcomes = autograde(root, assignment, settings, student=glob.escape(submission.student),
+                                     jobs=jobs, progress=False)
+                graded[submission.student] = now
+                pending.pop(submission.student, None)
+                if on_graded is not None:
+                    on_graded(outcomes)
+            else:
+                pending[submission.student] = now  # seen changing: graded once it holds still
+        first = False
+        stop.wait(interval)
+
