@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import builtins
 import copy
+import numbers
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -17,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from reading_maths.sandbox.errors import CallTimeout, ProcessDied, StudentError
+from reading_maths.sandbox.wire import COMPLEX, Unencodable
 
 RTOL = 1e-6
 ATOL = 1e-9
@@ -42,11 +44,24 @@ def as_plain_array(x: Any) -> np.ndarray:
     """
     if x is None or isinstance(x, (str, bytes, dict)):
         raise NotNumeric(f"returned {type(x).__name__}, not an array of numbers")
+    if _is_complex(x):
+        raise NotNumeric("returned complex numbers, but the answer is real: keep the arithmetic real")
     try:
         arr = np.array(x, dtype=np.float64, subok=False)
     except Exception as exc:  # noqa: BLE001 - any failure means "not numbers"
         raise NotNumeric(f"returned something that is not an array of numbers ({type(exc).__name__})") from None
     return arr
+
+
+def _is_complex(x: Any) -> bool:
+    """A complex number or array, in-process or as it arrives refused from the sandbox."""
+    if isinstance(x, Unencodable):
+        return x.type_name == COMPLEX
+    if isinstance(x, numbers.Complex) and not isinstance(x, numbers.Real):
+        return True
+    if isinstance(x, (list, tuple)):
+        return any(_is_complex(v) for v in x)
+    return isinstance(x, np.ndarray) and np.iscomplexobj(x)
 
 
 def split_outputs(value: Any, count: int) -> list[np.ndarray]:

@@ -43,6 +43,8 @@ RIGHT = {
         dot=lambda x, y: sum(a * b for a, b in zip(x, y)), log_prod=lambda p: float(np.log(np.prod(p))),
         m_hat=lambda m, beta1, t: m / (1 - np.power(beta1, t)), square=lambda g: np.square(g),
         accuracy=lambda y_hat, y: np.count_nonzero(y_hat == y) / y.size, mean_square=lambda x: np.var(x) + np.mean(x) ** 2),
+    "tensordot_0d": _with(dot=lambda x, y: np.tensordot(x, y, axes=1), norm=lambda x: np.linalg.norm(x, keepdims=True)[0],
+                          mean_square=lambda x: np.mean(np.square(x), keepdims=True).reshape(())),
     "lists_out": _with(indicator=lambda x: [1.0 if v > 0 else 0.0 for v in x], square=lambda g: list(g ** 2)),
 }
 WRONG = {

@@ -61,7 +61,16 @@ def _plus(g, beta1, t):
     return np.asarray(g, dtype=float) * (1 + beta1**t)
 
 
+def _in_place_accumulator(g, beta1, t):
+    m = np.zeros(np.shape(g))  # 0-d when g is a number: must stay 0-d through the sandbox (issue 10)
+    for _ in range(t):
+        m *= beta1
+        m += (1 - beta1) * np.asarray(g, dtype=float)
+    return m
+
+
 RIGHT = {
+    "in_place_0d_accumulator": {"moving_average": _in_place_accumulator},
     "closed_form": {"moving_average": _closed_form},
     "loop_from_int_zero": {"moving_average": _loop_list},
     "sum_formula": {"moving_average": _sum_formula},
