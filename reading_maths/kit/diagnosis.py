@@ -17,6 +17,7 @@ import numpy as np
 
 Outputs = list[np.ndarray]
 MATCH_RTOL, MATCH_ATOL = 1e-5, 1e-8
+"""At most this far from a mistake's output is a match (tighter when the question's tolerance is)."""
 
 
 def _outputs(run: Callable[[], Outputs]) -> Outputs | None:
@@ -26,9 +27,9 @@ def _outputs(run: Callable[[], Outputs]) -> Outputs | None:
         return None
 
 
-def _same(a: Outputs | None, b: Outputs | None, same_values: Callable) -> bool:
+def _same(a: Outputs | None, b: Outputs | None, same_values: Callable, tol: tuple[float, float]) -> bool:
     return a is not None and b is not None and len(a) == len(b) and all(
-        same_values(x, y, MATCH_RTOL, MATCH_ATOL) for x, y in zip(a, b, strict=True))
+        same_values(x, y, *tol) for x, y in zip(a, b, strict=True))
 
 
 def best_mistake(
@@ -38,6 +39,7 @@ def best_mistake(
     student: Callable[[tuple, dict], Outputs],
     first_output: Outputs,
     same_values: Callable,
+    tolerance: tuple[float, float],
 ) -> Any | None:
     """The one catalogued mistake that explains the student's outputs, or None.
 
@@ -56,7 +58,12 @@ def best_mistake(
         the student's outputs on ``inputs[0]``, already computed.
     same_values
         the element-wise comparison of two plain arrays with ``rtol, atol``.
+    tolerance
+        the question's ``(rtol, atol)``: a mistake differs from the right answer beyond it, and
+        matches the student within it (or within ``MATCH_RTOL, MATCH_ATOL`` if that is tighter).
     """
+    differ = tolerance
+    match = (min(MATCH_RTOL, tolerance[0]), min(MATCH_ATOL, tolerance[1]))
     table = []  # per input: (reference, [mistake outputs])
     for args, kwargs in inputs:
         expected = _outputs(lambda a=args, k=kwargs: outputs_of(None, a, k))
@@ -72,17 +79,17 @@ def best_mistake(
     found = []
     for j, _ in enumerate(mistakes):
         first_expected, first_outs = table[0]
-        if first_outs[j] is None or _same(first_outs[j], first_expected, same_values) \
-                or not _same(first_outs[j], first_output, same_values):
+        if first_outs[j] is None or _same(first_outs[j], first_expected, same_values, differ) \
+                or not _same(first_outs[j], first_output, same_values, match):
             continue  # it does not explain the failure on the case's own input
         explains, distinct = True, False
         for i, (expected, outs) in enumerate(table):
-            if outs[j] is None or _same(outs[j], expected, same_values):
+            if outs[j] is None or _same(outs[j], expected, same_values, differ):
                 continue  # right (or undefined) on this input: no evidence either way
-            if not _same(outs[j], student_on(i), same_values):
+            if not _same(outs[j], student_on(i), same_values, match):
                 explains = False
                 break
-            distinct = distinct or not any(_same(outs[j], o, same_values) for k, o in enumerate(outs) if k != j)
+            distinct = distinct or not any(_same(outs[j], o, same_values, match) for k, o in enumerate(outs) if k != j)
         if explains and distinct:
             found.append(mistakes[j])
     return found[0] if len(found) == 1 else None

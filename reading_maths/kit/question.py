@@ -189,7 +189,7 @@ class Question:
         if not problem.startswith("it changed"):
             with np.errstate(all="ignore"):
                 mistake = self._diagnose(student, actual, args, kwargs)
-                if mistake is None and self.properties:
+                if mistake is None and self.properties and problem.endswith("has the wrong values"):
                     broken = first_broken(self.properties, self._caller(student))
         feedback = self._feedback(where, problem, mistake, args, kwargs, expected, public)
         if broken is not None:
@@ -276,7 +276,7 @@ class Question:
             return None
         inputs = [(args, kwargs), *((tuple(a), dict(k)) for a, k in self.probes)]
         return best_mistake(self.mistakes, inputs, self._outputs_of,
-                            lambda a, k: self._outputs_of(student, a, k), actual, same_values)
+                            lambda a, k: self._outputs_of(student, a, k), actual, same_values, (self.rtol, self.atol))
 
     def _feedback(self, where, problem, mistake, args, kwargs, expected, public) -> str:
         lines = [f"{where}: {problem}."]
