@@ -28,7 +28,7 @@ GENERIC = "has the wrong values."
 
 def targeted(result) -> bool:
     """Whether the feedback names what is wrong, beyond "the result has the wrong values"."""
-    if result.mistakes:
+    if result.mistakes or result.status == "missing":
         return True
     failed = [c.message for c in result.cases if not c.passed and c.message]
     return any(not m.rstrip().endswith(GENERIC) for m in failed)

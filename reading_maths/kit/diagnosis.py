@@ -86,6 +86,8 @@ def best_mistake(
         for i, (expected, outs) in enumerate(table):
             if outs[j] is None or _same(outs[j], expected, same_values, differ):
                 continue  # right (or undefined) on this input: no evidence either way
+            if i and expected is not None and [o.shape for o in outs[j]] != [e.shape for e in expected]:
+                continue  # a probe where the mistake changes the shape: a shape, not values, would tell
             if not _same(outs[j], student_on(i), same_values, match):
                 explains = False
                 break
