@@ -4,12 +4,14 @@
 
 A wrong answer counts as *targeted* when some failed case names a catalogued mistake, a broken
 property of the text, or a concrete fault (not a function, not numbers, wrong shape, an
-exception, an input changed in place, an item's own teaching note); it is *generic* when every
-failed case only says "has the wrong values".  ``--list`` prints the generic ones.
+exception, an input changed in place, an item's own teaching note, which part of a formula
+differs); it is *generic* when every failed case only says "has the wrong values" (or "is not the
+claimed formula").  ``--list`` prints the generic ones.
 """
 
 from __future__ import annotations
 
+import re
 import runpy
 import sys
 import warnings
@@ -23,7 +25,9 @@ sys.path.insert(0, str(ROOT))
 
 from reading_maths.course import Assignment  # noqa: E402
 
-GENERIC = "has the wrong values."
+GENERIC = ("has the wrong values.", "is not the claimed formula for m_k.",
+           "is not m_1 (apply the recursion once to m_0 = 0).", "with the hypothesis put in for m_k.")
+"""Endings of feedback that says only that something is wrong (once a public case's "Input: …" is cut off)."""
 
 
 def targeted(result) -> bool:
@@ -31,7 +35,7 @@ def targeted(result) -> bool:
     if result.mistakes or result.status == "missing":
         return True
     failed = [c.message for c in result.cases if not c.passed and c.message]
-    return any(not m.rstrip().endswith(GENERIC) for m in failed)
+    return any(not re.sub(r" Input: .*", "", m, flags=re.S).rstrip().endswith(GENERIC) for m in failed)
 
 
 def coverage(root: Path = ROOT) -> dict[tuple[str, str], tuple[int, int, list[str]]]:

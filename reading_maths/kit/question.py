@@ -191,10 +191,9 @@ class Question:
                 mistake = self._diagnose(student, actual, args, kwargs)
                 if mistake is None and self.properties and problem.endswith("has the wrong values"):
                     broken = first_broken(self.properties, self._caller(student))
-        feedback = self._feedback(where, problem, mistake, args, kwargs, expected, public)
-        if broken is not None:
-            feedback += " " + broken.message
-        raise Failed(feedback, mistake.name if mistake else None)
+        explanation = mistake.message if mistake else broken.message if broken else None
+        raise Failed(self._feedback(where, problem, explanation, args, kwargs, expected, public),
+                     mistake.name if mistake else None)
 
     def check_property(self, ok: bool, *, label: str, message: str) -> None:
         """Fail with ``message`` unless ``ok`` (for property cases: ranges, sums, convergence)."""
@@ -278,10 +277,10 @@ class Question:
         return best_mistake(self.mistakes, inputs, self._outputs_of,
                             lambda a, k: self._outputs_of(student, a, k), actual, same_values, (self.rtol, self.atol))
 
-    def _feedback(self, where, problem, mistake, args, kwargs, expected, public) -> str:
+    def _feedback(self, where, problem, explanation, args, kwargs, expected, public) -> str:
         lines = [f"{where}: {problem}."]
-        if mistake is not None:
-            lines.append(mistake.message)
+        if explanation is not None:
+            lines.append(explanation)
         if public:
             shown = ", ".join(_short(a) for a in args)
             lines.append(f"Input: {self.name}({shown}{_kw(kwargs)}); expected {_short_outputs(expected)}.")
