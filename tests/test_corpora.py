@@ -52,6 +52,9 @@ def test_wrong_answer_loses_points_with_its_message(assignment, question, entry)
     assert result.score < result.max_score
     if expected:
         assert expected in result.mistakes or any(expected in line for line in result.feedback), result.feedback
+    catalogued = {m.name for m in Assignment(assignment, ROOT).grader(question).mistakes}
+    named = set(result.mistakes)
+    assert named <= ({expected} & catalogued), f"names a mistake that was not made: {named}; {result.feedback}"
 
 
 @pytest.mark.parametrize("assignment, question, mistake", _catalogue())

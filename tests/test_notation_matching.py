@@ -1,5 +1,7 @@
 """The notation and matching assignments: answer formats, malformed answers, cells and points."""
 
+import re
+import sys
 import warnings
 
 import numpy as np
@@ -204,5 +206,69 @@ def test_numpy_items_survive_bad_functions():
 def test_module_uses_only_standard_library():
     source = (ROOT / "reading_maths" / "kit" / "answers.py").read_text()
     imports = {line.split()[1].split(".")[0] for line in source.splitlines() if line.startswith(("import ", "from "))}
-    assert imports <= {"re", "unicodedata", "collections", "typing"}, imports
+    assert imports <= {"re", "unicodedata", "collections", "typing"}, imports  # pylatexenc only if there
     assert answers.__doc__
+
+
+# -- keys as the prompts' tables print them ----------------------------------------------------
+
+def _table_rows(assignment: str) -> dict[str, list[str]]:
+    """The table rows of the notebook's prompts: each key (as in ``'K^T'``) -> the rest of its rows."""
+    nb = read_notebook(ROOT / "source" / assignment / f"{assignment}.ipynb")
+    rows = {}
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            for line in cell.source.splitlines():
+                if line.startswith("| `'"):
+                    key, rest = line[4:].split("'`", 1)
+                    rows.setdefault(key, []).append(rest)
+    return rows
+
+
+def _printed_keys():
+    """Every symbol key with the LaTeX the table prints for it, exactly as printed."""
+    rows = _table_rows("notation")
+    powers = reference("notation").POWER_ITEMS
+    for key in powers:  # "the $t$ in $\beta_1^t$": the symbol is the first formula after "in"
+        after = rows[key][-1].split(" in ", 1)[1]
+        formula = re.findall(r"\$([^$]+)\$", after)[0].split("=")[-1].strip()
+        yield pytest.param("powers", key, formula, id=f"powers:{formula}")
+    for kind, key, formula in [("dictionary", "x~p", r"x \sim p"), ("shapes", "QK^T", "QK^T"),
+                               ("shapes", "sqrt(d_k)", r"\sqrt{d_k}"), ("shapes", "q.k", r"q \cdot k"),
+                               ("shapes", "K^T", "K^T")]:
+        assert any(f"${formula}$" in row for row in rows[key]) or formula == key
+        yield pytest.param(kind, key, formula, id=f"{kind}:{formula}")
+
+
+TABLE_SPECS = {"powers": "POWER_ITEMS", "dictionary": "DICTIONARY_OPTIONS", "shapes": "SHAPE_ITEMS"}
+
+
+@pytest.mark.parametrize("by_hand", [False, True], ids=["pylatexenc", "notebook-fallback"])
+@pytest.mark.parametrize("kind, key, formula", list(_printed_keys()))
+def test_every_table_key_is_accepted_as_printed(kind, key, formula, by_hand, monkeypatch):
+    """A key typed as the table's LaTeX reads as that key, with pylatexenc and without it."""
+    if by_hand:  # as in a student's Python without pylatexenc: the import fails
+        monkeypatch.setitem(sys.modules, "pylatexenc.latex2text", None)
+    spec = getattr(reference("notation"), TABLE_SPECS[kind])
+    aliases = reference("notation").POWER_ITEMS_ALIASES if kind == "powers" else None
+    lookup = {symbol_key(a): k for a, k in {**{k: k for k in spec}, **(aliases or {})}.items()}
+    assert lookup.get(symbol_key(formula)) == key
+    assert lookup.get(symbol_key(f"${formula}$")) == key
+
+
+@pytest.mark.parametrize("spelling", [r"x \sim p", "x ∼ p", "x~p", "$x \\sim p$"])
+def test_issue_spellings_of_x_drawn_from_p(spelling):
+    assert symbol_key(spelling) == symbol_key("x~p")
+
+
+@pytest.mark.parametrize("spelling", [r"\widetilde{\mathbf{y}}^{l}", r"\tilde{y}^l", "ỹ^l", "ytilde^l"])
+def test_issue_spellings_of_y_tilde(spelling):
+    reading = read_answers({spelling: "index"}, reference("notation").POWER_ITEMS, parse_word, "powers",
+                           reference("notation").POWER_ITEMS_ALIASES)
+    assert reading.values.get("ỹ^l") == "index"
+
+
+@pytest.mark.parametrize("a, b", [("d_k", "d_v"), ("n", "m"), (r"\beta_1^t", r"\beta_1^{t-i}"), (r"d_{k}", "d"),
+                                  (r"\theta_{t-1}", r"\theta_t")])
+def test_latex_keys_keep_distinctions(a, b):
+    assert symbol_key(a) != symbol_key(b)

@@ -12,6 +12,7 @@ import numpy as np
 from otter.test_files import test_case
 
 from reading_maths.kit import Mistake, Question, hidden_rng, reference
+from reading_maths.kit.properties import CannotTell, Property, close
 
 OK_FORMAT = False
 name = "adam"
@@ -123,7 +124,60 @@ MISTAKES = [
     ),
 ]
 
-q = Question("adam", REF.adam, MISTAKES)
+# -- the text's facts, tried when no catalogued mistake explains a wrong answer ------------------------------
+
+_rng = hidden_rng(SEED, "properties")
+_THETA0 = _rng.uniform(-2, 2, 4)
+_GRAD = _random_quadratic(_rng, (4,))
+
+
+def _scaled(c):
+    return lambda theta: c * _GRAD(theta)
+
+
+def _theta(call, *args, **kwargs):
+    out = call(*args, **kwargs)[0]
+    if out.shape != _THETA0.shape or not np.all(np.isfinite(out)):
+        raise CannotTell
+    return out
+
+
+def _no_steps(call):
+    return close(_theta(call, _GRAD, _THETA0, 0), _THETA0)
+
+
+def _first_step(call):
+    return close(_theta(call, _GRAD, _THETA0, 1, alpha=0.01) - _THETA0, -0.01 * np.sign(_GRAD(_THETA0)), rtol=1e-4)
+
+
+def _scale_invariant(call):
+    base = _theta(call, _GRAD, _THETA0, 6, alpha=0.05)
+    return close(_theta(call, _scaled(1000.0), _THETA0, 6, alpha=0.05), base, rtol=1e-5)
+
+
+def _follows_adam_step(call):
+    theta = _THETA0.copy()
+    m, v = np.zeros(4), np.zeros(4)
+    for t in (1, 2, 3):
+        g = _GRAD(theta)
+        m, v = 0.8 * m + 0.2 * g, 0.95 * v + 0.05 * g**2
+        theta = theta - 0.05 * (m / (1 - 0.8**t)) / (np.sqrt(v / (1 - 0.95**t)) + 1e-8)
+    return close(_theta(call, _GRAD, _THETA0, 3, alpha=0.05, beta1=0.8, beta2=0.95), theta)
+
+
+PROPERTIES = [
+    Property("zero-steps", "With zero steps Adam has not moved: theta0 comes back.", _no_steps),
+    Property("first-step", "Adam's first step moves each coordinate by about α against the sign of its gradient "
+             "(m̂_1 / √v̂_1 = g_1 / |g_1|). Yours does not.", _first_step),
+    Property("scale-invariance", "Adam is invariant to scaling the gradient: multiplying every gradient by 1000 "
+             "leaves its steps unchanged. Yours changes.", _scale_invariant),
+    Property("algorithm-1", "Each step is Algorithm 1's loop body, with the gradient at the current theta and m, "
+             "v carried from step to step. A few steps of yours do not give that.", _follows_adam_step),
+]
+
+PROBES = [((_GRAD, _THETA0, 1), {"alpha": 0.01}), ((_GRAD, _THETA0, 30), {"alpha": 0.5}),
+          ((_GRAD, _THETA0, 5), {"alpha": 0.05, "beta1": 0.8, "beta2": 0.95})]
+q = Question("adam", REF.adam, MISTAKES, properties=PROPERTIES, probes=PROBES)
 
 
 # -- public cases ------------------------------------------------------------------------------------------
@@ -165,6 +219,8 @@ def converges_on_quadratic(adam):
     q.check_property(theta.shape == (5,), label=label, message="the result should have the shape of theta0.")
     q.check_property(bool(np.all(np.abs(theta - grad.c) < 1e-2)), label=label,
                      message="it did not end near the minimum, which Adam reaches easily here.")
+    # ending at the minimum is Adam's only if Adam got it there: its first step must be Algorithm 1's
+    q.check(adam, grad, rng.uniform(-3, 3, 5), 1, alpha=0.1, label="the first step on the same hidden quadratic")
 
 
 @test_case(name="matrix_parameters", points=1, hidden=True)

@@ -10,6 +10,7 @@ import numpy as np
 from otter.test_files import test_case
 
 from reading_maths.kit import Mistake, Question, hidden_rng, reference
+from reading_maths.kit.properties import CannotTell, Property, close
 
 OK_FORMAT = False
 name = "adam_step"
@@ -109,7 +110,78 @@ MISTAKES = [
     ),
 ]
 
-q = Question("adam_step", REF.adam_step, MISTAKES, outputs=("theta_t", "m_t", "v_t"))
+def _wrong_order(theta, g, m, v, t, alpha=0.001, beta1=0.9, beta2=0.999, eps=1e-8):
+    theta_t, m_t, v_t = REF.adam_step(theta, g, m, v, t, alpha, beta1, beta2, eps)
+    return m_t, v_t, theta_t
+
+
+MISTAKES.append(Mistake("outputs-in-wrong-order", "Your three results are right but in the wrong order: return "
+                        "(theta_t, m_t, v_t), in that order.", _wrong_order))
+
+
+# -- the text's facts, tried when no catalogued mistake explains a wrong answer: m_t, then v_t, then theta_t
+
+_rng = hidden_rng(SEED, "properties")
+_THETA, _G = _rng.standard_normal(4), _rng.standard_normal(4) * np.array([1.0, 10.0, 0.1, 3.0])
+_M, _V = 0.3 * _rng.standard_normal(4), _rng.uniform(0.1, 2.0, 4) ** 2
+_HYPER = {"alpha": 0.05, "beta1": 0.8, "beta2": 0.99, "eps": 1e-6}
+
+
+def _outputs(call, *args, **kwargs):
+    out = call(*args, **kwargs)
+    if len(out) != 3 or not all(np.all(np.isfinite(o)) for o in out):
+        raise CannotTell
+    return out
+
+
+def _m_update(call):
+    runs = [(_outputs(call, _THETA, _G, _M, _V, 3), 0.9), (_outputs(call, _THETA, _G, _M, _V, 3, **_HYPER), 0.8)]
+    return all(close(out[1], b1 * _M + (1 - b1) * _G) for out, b1 in runs)
+
+
+def _v_update(call):
+    runs = [(_outputs(call, _THETA, _G, _M, _V, 3), 0.999), (_outputs(call, _THETA, _G, _M, _V, 3, **_HYPER), 0.99)]
+    return all(close(out[2], b2 * _V + (1 - b2) * _G**2) for out, b2 in runs)
+
+
+def _first_step(call):
+    zeros = np.zeros(4)
+    theta_1 = _outputs(call, _THETA, _G, zeros, zeros.copy(), 1, alpha=0.01)[0]
+    return close(theta_1 - _THETA, -0.01 * np.sign(_G), rtol=1e-4)
+
+
+def _theta_from_moments(call):
+    for t, hyper in ((3, {}), (7, _HYPER)):
+        theta_t, m_t, v_t = _outputs(call, _THETA, _G, _M, _V, t, **hyper)
+        alpha, b1, b2, eps = (hyper.get(k, d) for k, d in (("alpha", 0.001), ("beta1", 0.9), ("beta2", 0.999),
+                                                            ("eps", 1e-8)))
+        if not close(theta_t, _THETA - alpha * (m_t / (1 - b1**t)) / (np.sqrt(v_t / (1 - b2**t)) + eps)):
+            return False
+    return True
+
+
+def _scale_invariant(call):
+    base = _outputs(call, _THETA, _G, _M, _V, 4)[0]
+    return close(_outputs(call, _THETA, 1e3 * _G, 1e3 * _M, 1e6 * _V, 4)[0], base, rtol=1e-5)
+
+
+PROPERTIES = [
+    Property("m-update", "m_t is the moving average of the gradients: m_t = β₁ m_(t-1) + (1 - β₁) g_t, with the "
+             "β₁ it is given. Your m_t is not.", _m_update),
+    Property("v-update", "v_t is the moving average of the squared gradients: v_t = β₂ v_(t-1) + (1 - β₂) g_t², "
+             "element-wise, with the β₂ it is given. Your v_t is not.", _v_update),
+    Property("first-step", "Adam's first step (t = 1, from m = v = 0) moves each coordinate by about α against "
+             "the sign of its gradient: m̂_1 / √v̂_1 = g / |g|. Yours does not.", _first_step),
+    Property("theta-from-moments", "θ_t = θ_(t-1) - α m̂_t / (√v̂_t + ε), with m̂_t = m_t / (1 - β₁^t) and "
+             "v̂_t = v_t / (1 - β₂^t): your θ_t does not follow from your own m_t and v_t.", _theta_from_moments),
+    Property("scale-invariance", "Adam is invariant to scaling the gradient: multiplying g (and so m by the same "
+             "factor and v by its square) leaves the step unchanged. Yours changes.", _scale_invariant),
+]
+
+_ZERO = np.zeros(4)  # theta = 0 on the probes: theta_t is then the step itself, compared at its own scale
+PROBES = [((_ZERO, 1e-8 * _G, _ZERO, _ZERO, 1), {}), ((_ZERO, _G, _M, _V, 3), {}), ((_ZERO, _G, _M, _V, 5), _HYPER)]
+q = Question("adam_step", REF.adam_step, MISTAKES, outputs=("theta_t", "m_t", "v_t"), properties=PROPERTIES,
+             probes=PROBES)
 
 
 # -- public cases: the text's first step, and the one after ------------------------------------------------

@@ -10,6 +10,7 @@ import numpy as np
 from otter.test_files import test_case
 
 from reading_maths.kit import Mistake, Question, hidden_rng, reference
+from reading_maths.kit.properties import Property, close, one
 
 OK_FORMAT = False
 name = "attention"
@@ -134,9 +135,72 @@ MISTAKES = [
         "all-zero weights and 0 / 0 is nan. Subtract each row's own maximum: S.max(axis=1, keepdims=True).",
         _global_max,
     ),
+    Mistake(
+        "output-transposed",
+        "Your output is transposed. It has one row per query: weights @ V, of shape (n, d_v), not its transpose.",
+        lambda Q, K, V: REF.attention(Q, K, V).T,
+    ),
+    Mistake(
+        "keys-as-queries",
+        "You score the keys against themselves (K K^T). The scores compare each query with each key: Q K^T, "
+        "one row per query.",
+        lambda Q, K, V: REF.attention(K, K, V),
+    ),
+    Mistake(
+        "sqrt-of-m",
+        "You scale by the square root of the number of keys (m, K.shape[0]). The scale is sqrt(d_k), the length "
+        "of each key: K.shape[1].",
+        lambda Q, K, V: REF.attention(np.asarray(Q, float) * np.sqrt(np.shape(K)[1] / np.shape(K)[0]), K, V),
+    ),
 ]
 
-q = Question("attention", REF.attention, MISTAKES)
+# -- the text's facts, tried when no catalogued mistake explains a wrong answer -----------------------
+
+_rng = hidden_rng(SEED, "properties")
+_Q, _K, _V = _rng.standard_normal((4, 3)), _rng.standard_normal((5, 3)), 4 * _rng.standard_normal((5, 2))
+_UNIT_K = _K / np.linalg.norm(_K, axis=1, keepdims=True)
+
+
+def _convex_weights(call):
+    weights = one(call, _Q, _K, np.eye(5))  # with V = I the output is the weights themselves
+    return weights.shape == (4, 5) and bool(np.all(weights >= -1e-12)) and close(weights.sum(axis=1), np.ones(4))
+
+
+def _permute_queries(call):
+    order = [2, 0, 3, 1]
+    return close(one(call, _Q[order], _K, _V), one(call, _Q, _K, _V)[order])
+
+
+def _permute_keys_and_values(call):
+    order = [4, 2, 0, 1, 3]
+    return close(one(call, _Q, _K[order], _V[order]), one(call, _Q, _K, _V))
+
+
+def _identical_keys(call):
+    return close(one(call, _Q, np.repeat(_K[:1], 5, axis=0), _V), np.repeat(_V.mean(axis=0, keepdims=True), 4, axis=0))
+
+
+def _hard_lookup(call):
+    return close(one(call, 100 * _UNIT_K[[3, 1]], _UNIT_K, _V), _V[[3, 1]], rtol=1e-4, atol=1e-6)
+
+
+PROPERTIES = [
+    Property("convex-combination", "Each output row is a convex combination of V's rows: the weights "
+             "softmax(Q K^T / sqrt(d_k)) are non-negative and sum to 1 in each row, so with V the identity "
+             "matrix the output is the weights themselves. Yours are not such weights.", _convex_weights),
+    Property("permute-queries", "Each query gets its own output row: permuting the rows of Q permutes the "
+             "output's rows the same way. Yours does not.", _permute_queries),
+    Property("permute-keys-values", "Permuting the keys and the values together changes nothing: each value "
+             "stays with its key. Yours changes.", _permute_keys_and_values),
+    Property("identical-keys", "When every key is the same, every weight is 1/m and each output row is the "
+             "mean of V's rows. Yours is not.", _identical_keys),
+    Property("hard-lookup", "A query that points at one key, scaled up, puts almost all its weight on that key "
+             "and returns that key's value (a soft lookup becomes a hard one). Yours does not.", _hard_lookup),
+]
+
+PROBES = [((_Q, _K, _V), {}), ((*(2 * _rng.standard_normal((2, 2, 7))), _V[:2]), {}),
+          ((_Q[:3] * 3, _K[:3], _V[:3]), {})]
+q = Question("attention", REF.attention, MISTAKES, properties=PROPERTIES, probes=PROBES)
 
 
 # -- public cases: the text's worked examples ----------------------------------------------------------
@@ -180,6 +244,8 @@ def identical_keys(attention):
     K = np.repeat(rng.standard_normal((1, 4)), 5, axis=0)
     Q, V = rng.standard_normal((2, 4)), 3 * rng.standard_normal((5, 3))
     q.check(attention, Q, K, V, label="hidden identical keys (each output row should be the average of V's rows)")
+    # the average of V's rows is right here only because the keys are identical: it must come from the weights
+    q.check(attention, Q, K + rng.standard_normal(K.shape), V, label="the same queries and values with distinct keys")
 
 
 @test_case(name="hard_lookup", points=1, hidden=True)
@@ -229,6 +295,7 @@ def within_range_of_values(attention):
     q.check_property(inside, label=label,
                      message="some outputs leave the range of V's columns, which a weighted average with "
                              "weights that are non-negative and sum to 1 in each row can never do.")
+    q.check(attention, Q, K, V, label=label)  # any average stays in range: the points are for attention's
 
 
 @test_case(name="integer_inputs", points=1, hidden=True)

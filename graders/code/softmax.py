@@ -9,6 +9,7 @@ import numpy as np
 from otter.test_files import test_case
 
 from reading_maths.kit import Mistake, Question, hidden_rng, reference
+from reading_maths.kit.properties import Property, close, one
 
 OK_FORMAT = False
 name = "softmax"
@@ -132,7 +133,67 @@ MISTAKES = [
     ),
 ]
 
-q = Question("softmax", REF.softmax, MISTAKES)
+def _float32(z, T=1.0):
+    z = np.asarray(z, dtype=np.float32) / np.float32(T)
+    e = np.exp(z - z.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+MISTAKES.append(Mistake(
+    "float32",
+    "You compute in single precision (float32), which keeps about 7 digits; the answer needs float64, "
+    "NumPy's default: do not convert to np.float32.",
+    _float32,
+))
+
+
+# -- the text's facts, tried when no catalogued mistake explains a wrong answer -----------------------
+
+_Z = 3 * hidden_rng(SEED, "properties").standard_normal((4, 5))
+
+
+def _rows_sum_to_one(call):
+    rows = [one(call, _Z, T=T) for T in (1.0, 0.5)]
+    return all(bool(np.all(p >= 0)) and close(p.sum(axis=-1), np.ones(4)) for p in rows)
+
+
+def _shift_invariant(call):
+    return close(one(call, _Z + 100.0), one(call, _Z)) and close(one(call, _Z - 700.0), one(call, _Z))
+
+
+def _masked_get_zero(call):
+    z = _Z.copy()
+    z[:, 1] = -np.inf
+    p = one(call, z)
+    return close(p[:, 1], np.zeros(4)) and close(np.delete(p, 1, axis=1), one(call, np.delete(_Z, 1, axis=1)))
+
+
+def _divides_by_t(call):
+    return all(close(one(call, _Z, T=T), one(call, _Z / T, T=1.0)) for T in (0.5, 4.0)) \
+        and close(one(call, _Z), one(call, _Z, T=1.0))
+
+
+def _lower_t_sharpens(call):
+    peaks = [one(call, _Z, T=T).max(axis=-1) for T in (0.25, 1.0, 4.0)]
+    return bool(np.all(peaks[0] > peaks[1]) and np.all(peaks[1] > peaks[2]))
+
+
+PROPERTIES = [
+    Property("rows-sum-to-one", "Each row of a softmax is a probability distribution: positive entries that sum "
+             "to 1. Your rows do not.", _rows_sum_to_one),
+    Property("shift-invariance", "softmax(z + c) = softmax(z): adding the same number to every logit of a row "
+             "changes nothing (the shift proof). Yours changes, so something other than the formula is applied "
+             "to the logits.", _shift_invariant),
+    Property("masked-logits", "A logit of -inf gets probability exp(-inf) = 0, and the other entries are the "
+             "softmax of the rest of the row. Yours are not.", _masked_get_zero),
+    Property("temperature-divides", "The temperature divides the logits: softmax(z, T) = softmax(z / T), and "
+             "T = 1 by default. Yours does not do that.", _divides_by_t),
+    Property("lower-t-sharpens", "Lowering T sharpens the distribution (the largest probability grows towards 1) "
+             "and raising T flattens it towards uniform. Yours does not change that way with T.", _lower_t_sharpens),
+]
+
+PROBES = [((_Z,), {}), ((_Z,), {"T": 0.5}), ((_Z,), {"T": 3.0}), ((_Z[:1] + 900.0,), {})]
+q = Question("softmax", REF.softmax, MISTAKES, properties=PROPERTIES, probes=PROBES)
 
 
 # -- public cases: the text's numbers ------------------------------------------------------------------

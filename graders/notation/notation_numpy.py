@@ -47,6 +47,38 @@ MISTAKES = {
                     Mistake("softmax-global", "That normalises the whole matrix at once; attention's softmax "
                             "normalises each row separately.", lambda S: np.exp(S) / np.exp(S).sum())],
 }
+# the other readings of the same notation: another norm order, log base, axis, statistic or dimension
+ALTERNATIVE_READINGS = {
+    "norm": [Mistake("norm-l1", "That is the L1 norm, the sum of |x_i|; ||x|| with no subscript is the L2 norm, "
+                     "the square root of the sum of squares: np.linalg.norm(x).", lambda x: np.sum(np.abs(x))),
+             Mistake("norm-max", "That is the max norm, the largest |x_i|; ||x|| is the L2 norm, "
+                     "np.linalg.norm(x).", lambda x: np.max(np.abs(x)))],
+    "mean_square": [Mistake("mean-square-variance", "np.var(x) is the variance E[(x - E[x])²], not E[x²]: it "
+                            "subtracts the mean first. E[x²] is np.mean(x ** 2).", lambda x: np.var(x))],
+    "log_prod": [Mistake("log-of-sum", "That is the log of a sum; log Π p_i is the log of a product, which is the "
+                         "sum of the logs: np.sum(np.log(p)).", lambda p: np.log(np.sum(p))),
+                 Mistake("log2", "log with no base is the natural log, np.log, not np.log2.",
+                         lambda p: np.sum(np.log2(p)))],
+    "scores": [Mistake("scores-sqrt-n", "You divide by the square root of the number of queries n (Q.shape[0]); "
+                       "the scale is √d_k, the length of each query and key: Q.shape[1].",
+                       lambda Q, K: Q @ K.T / np.sqrt(Q.shape[0])),
+               Mistake("scores-sqrt-m", "You divide by the square root of the number of keys m (K.shape[0]); the "
+                       "scale is √d_k, the length of each key: K.shape[1].",
+                       lambda Q, K: Q @ K.T / np.sqrt(K.shape[0]))],
+    "kl": [Mistake("kl-log2", "log with no base is the natural log: KL in nats uses np.log, not np.log2.",
+                   lambda p, q: np.sum(p * np.log2(p / q))),
+           Mistake("kl-log10", "log with no base is the natural log: KL uses np.log, not np.log10.",
+                   lambda p, q: np.sum(p * np.log10(p / q)))],
+    "m_hat": [Mistake("m-hat-multiplied", "The hat divides: m̂_t = m_t / (1 − β₁ᵗ), not m_t × (1 − β₁ᵗ).",
+                      lambda m, beta1, t: m * (1 - beta1**t))],
+    "reparam": [Mistake("reparam-matmul", "⊙ is the element-wise product, * in NumPy: mu + sigma * eps, not a "
+                        "matrix product sigma @ eps.", lambda mu, sigma, eps: mu + sigma @ eps)],
+    "row_softmax": [Mistake("softmax-no-exp", "Softmax exponentiates before normalising: exp(S) / the sum of "
+                            "exp(S) along each row, not S / its row sum.",
+                            lambda S: S / S.sum(axis=1, keepdims=True))],
+}
+for _name, _readings in ALTERNATIVE_READINGS.items():
+    MISTAKES[_name] = MISTAKES[_name] + _readings
 Q = {n: Question(n, getattr(REF, n), MISTAKES[n]) for n in MISTAKES}
 
 

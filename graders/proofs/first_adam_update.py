@@ -7,6 +7,7 @@ import numpy as np
 from otter.test_files import test_case
 
 from reading_maths.kit import Mistake, Question, hidden_rng, reference
+from reading_maths.kit.properties import Property, close, one
 
 SEED = 5521
 REF = reference("proofs")
@@ -45,7 +46,54 @@ MISTAKES = [
     Mistake("no-square-root", "The denominator is the square root of v̂_t (plus ε).", _no_sqrt),
     Mistake("m-not-m-hat", "The update uses m̂_t, the bias-corrected m_t, in the numerator.", _m_not_m_hat),
 ]
-q = Question("first_adam_update", REF.first_adam_update, MISTAKES, rtol=1e-6, atol=1e-12)
+
+def _v_not_corrected(g, alpha=0.001, beta1=0.9, beta2=0.999, eps=1e-8):
+    g = np.asarray(g, dtype=float)
+    return -alpha * g / (np.sqrt((1 - beta2) * g**2) + eps)
+
+
+def _m_hat_multiplied(g, alpha=0.001, beta1=0.9, beta2=0.999, eps=1e-8):
+    g = np.asarray(g, dtype=float)
+    return -alpha * (1 - beta1) ** 2 * g / (np.sqrt(g**2) + eps)
+
+
+MISTAKES += [
+    Mistake("v-not-corrected", "v̂_1 is v_1 / (1 - β₂): without it the denominator √v_1 = √(1 - β₂) |g_1| is far "
+            "too small and the step far too big.", _v_not_corrected),
+    Mistake("m-hat-multiplied", "m̂_t divides m_t by (1 - β₁^t); multiplying by it shrinks the step instead.",
+            _m_hat_multiplied),
+]
+
+# -- the text's facts, tried when no catalogued mistake explains a wrong answer -------------------------
+
+_G = np.array([0.8, -2.5, 40.0, -0.03])
+
+
+def _step_is_alpha(call):
+    return close(one(call, _G, alpha=0.01), -0.01 * np.sign(_G), rtol=1e-4)
+
+
+def _scale_invariant(call):
+    return close(one(call, 1000 * _G, alpha=0.01), one(call, _G, alpha=0.01), rtol=1e-5)
+
+
+def _tiny_gradients_move_less(call):
+    small = np.abs(one(call, 1e-10 * np.sign(_G), alpha=0.01))
+    return bool(np.all(small < 0.01 * 0.05))
+
+
+PROPERTIES = [
+    Property("first-step-is-alpha", "On the first step m̂_1 = g_1 and v̂_1 = g_1², so every parameter moves by "
+             "about α against the sign of its gradient. Yours does not.", _step_is_alpha),
+    Property("scale-invariance", "Adam is invariant to scaling the gradient: multiplying g by 1000 leaves the "
+             "first update unchanged. Yours changes.", _scale_invariant),
+    Property("eps-for-tiny-gradients", "ε matters only for gradients near its size: a gradient far below ε "
+             "moves its parameter by much less than α. Yours does not.", _tiny_gradients_move_less),
+]
+PROBES = [((_G,), {"alpha": 0.01}), ((1e-7 * _G,), {"alpha": 0.01}),
+          ((_G,), {"alpha": 0.05, "beta1": 0.7, "beta2": 0.9})]
+q = Question("first_adam_update", REF.first_adam_update, MISTAKES, rtol=1e-6, atol=1e-12, properties=PROPERTIES,
+             probes=PROBES)
 
 
 @test_case(points=1, hidden=False)

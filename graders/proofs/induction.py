@@ -12,6 +12,7 @@ name = "induction"
 from otter.test_files import test_case
 
 from reading_maths.kit import reference
+from reading_maths.kit.formula_parts import which_part_differs
 from reading_maths.kit.symbolic import compare
 
 REF = reference("proofs")
@@ -58,7 +59,8 @@ def _check(value, name: str, expected: str, variables: tuple, what: str, mistake
         if compare(value, wrong, variables=variables, seed=SEED).ok:
             raise AssertionError(f"`{name}` is not {what}. {message}")
     detail = f" ({verdict.message})" if verdict.message else ""
-    raise AssertionError(f"`{name}` is not {what}{detail}.")
+    part = which_part_differs(value, expected, variables=variables, seed=SEED) if not detail else None
+    raise AssertionError(f"`{name}` is not {what}{detail}." + (f" {part}" if part else ""))
 
 
 @test_case(points=1, hidden=False)

@@ -7,6 +7,7 @@ import numpy as np
 from otter.test_files import test_case
 
 from reading_maths.kit import Mistake, Question, hidden_rng, reference
+from reading_maths.kit.properties import Property, close, one
 
 SEED = 7310
 REF = reference("proofs")
@@ -44,7 +45,37 @@ MISTAKES = [
     Mistake("beta-times-t", "β₁ to the power t is not β₁ times t; simulate the loop rather than a formula.",
             _beta_not_power),
 ]
-q = Question("moving_average", REF.moving_average, MISTAKES)
+# -- the text's facts, tried when no catalogued mistake explains a wrong answer -------------------------
+
+_G = np.array([1.5, -4.0, 0.25])
+
+
+def _first_step(call):
+    return close(one(call, _G, 0.7, 1), 0.3 * _G) and close(one(call, _G, 0.95, 1), 0.05 * _G)
+
+
+def _beta_zero(call):
+    return close(one(call, _G, 0.0, 4), _G)
+
+
+def _from_zero(call):
+    return bool(np.all(np.abs(one(call, _G, 0.8, 0)) <= 1e-12))  # a plain 0 is fine too
+
+
+def _recursion(call):
+    return all(close(one(call, _G, 0.6, t + 1), 0.6 * one(call, _G, 0.6, t) + 0.4 * _G) for t in (1, 2, 5))
+
+
+PROPERTIES = [
+    Property("first-step", "After one step from m_0 = 0, m_1 = (1 - β₁) g: the new gradient enters with weight "
+             "(1 - β₁), the old average with β₁. Yours does not give that.", _first_step),
+    Property("beta-zero", "With β₁ = 0 there is no memory: m_t = g at every step. Yours is not.", _beta_zero),
+    Property("recursion", "Each step is m_t = β₁ m_(t-1) + (1 - β₁) g: one more step of yours does not follow "
+             "from the one before.", _recursion),
+    Property("starts-at-zero", "m_0 = 0: with t = 0 no step has been taken and the average is 0.", _from_zero),
+]
+PROBES = [((_G, 0.7, 1), {}), ((_G, 0.5, 2), {}), ((_G, 0.9, 30), {}), ((2.0, 0.3, 4), {})]
+q = Question("moving_average", REF.moving_average, MISTAKES, properties=PROPERTIES, probes=PROBES)
 
 
 @test_case(points=1, hidden=False)

@@ -16,7 +16,8 @@ into one canonical form, forgiving where it is harmless and strict where it matt
 
 A malformed answer raises :class:`AnswerFormatError`, whose message says how to write it and never
 whether it is right.  The module uses only the standard library, so the notebooks inline it in a
-read-only cell for their public checks (students may not have this package).
+read-only cell for their public checks (students may not have this package); pylatexenc, for
+LaTeX keys, is used when it is there and replaced by a small table when it is not.
 """
 
 import re
@@ -33,12 +34,41 @@ _GREEK = {
     "α": "alpha", "β": "beta", "γ": "gamma", "δ": "delta", "ε": "epsilon", "ϵ": "epsilon",
     "θ": "theta", "ϑ": "theta", "λ": "lambda", "μ": "mu", "π": "pi", "σ": "sigma", "τ": "tau",
     "φ": "phi", "ϕ": "phi", "ψ": "psi", "ω": "omega", "η": "eta", "∇": "nabla", "⊙": "odot",
-    "∑": "sum", "∏": "prod", "ℓ": "l", "∼": "~", "−": "-", "‖": "||",
+    "∑": "sum", "∏": "prod", "ℓ": "l", "∼": "~", "−": "-", "‖": "||", "√": "sqrt",
     "𝔼": "e", "⋅": ".", "·": ".", "∘": "odot", "×": "x",
 }
 _LATEX_WORDS = re.compile(r"\\?(mathbf|boldsymbol|mathrm|operatorname|mathbb|left|right|varepsilon|vartheta|varphi)")
 _LATEX_SWAP = {"varepsilon": "epsilon", "vartheta": "theta", "varphi": "phi"}
+_LATEX_SYMBOLS = {"sim": "∼", "Vert": "‖", "|": "‖", "vert": "|", "cdot": "⋅", "times": "×", "prime": "'"}
 _DROP = re.compile(r"[\s\\_^{}()\[\]$]")
+
+
+def latex_to_text(value: str) -> str:
+    """Read LaTeX as a reader of the paper would: ``"x \\sim p"`` is ``"x ∼ p"``, ``"\\beta_1"`` is ``"β_1"``.
+
+    Uses pylatexenc's LaTeX-to-text conversion when it is installed (the graders always have it);
+    the notebooks' copy of this module falls back to a small table of the symbols the prompts'
+    tables print, since a student's Python may not have pylatexenc.  Text without a backslash is
+    returned as it is (a LaTeX reader would take its ``~`` for a space).
+    """
+    text = re.sub(r"\\wide(tilde|hat)(?![a-zA-Z])", r"\\\1", value)
+    text = re.sub(r"\\arg(?![a-zA-Z])", "arg", text)
+    if "\\" not in text:
+        return text
+    try:
+        from pylatexenc.latex2text import LatexNodes2Text
+    except ImportError:
+        return latex_by_hand(text)
+    try:
+        return LatexNodes2Text().latex_to_text(text)
+    except Exception:  # noqa: BLE001 - malformed LaTeX is read by hand, never refused
+        return latex_by_hand(text)
+
+
+def latex_by_hand(text: str) -> str:
+    """The fallback of :func:`latex_to_text`: spacing commands dropped, a few symbols as Unicode."""
+    text = re.sub(r"\\[,;:! ]", " ", text)
+    return re.sub(r"\\([a-zA-Z]+|\|)", lambda m: _LATEX_SYMBOLS.get(m.group(1), m.group(0)), text)
 
 
 def clean_text(value: str) -> str:
@@ -61,9 +91,10 @@ def clean_text(value: str) -> str:
 def symbol_key(value: str) -> str:
     """A spelling-independent key for a symbol written in Unicode, LaTeX or plain ASCII.
 
-    Greek letters become their names, combining hats and tildes become ``hat`` / ``tilde``
-    before their letter (as LaTeX writes them), sub- and superscript characters become plain
-    ones, and backslashes, underscores, carets, braces, brackets and spaces are dropped.
+    LaTeX is first read as text (:func:`latex_to_text`); then Greek letters become their names,
+    combining hats and tildes become ``hat`` / ``tilde`` before their letter (as LaTeX writes
+    them), sub- and superscript characters become plain ones, and backslashes, underscores,
+    carets, braces, brackets and spaces are dropped.
 
     Parameters
     ----------
@@ -80,7 +111,7 @@ def symbol_key(value: str) -> str:
     >>> symbol_key("x^{(i)}") == symbol_key("x^(i)") == "xi"
     True
     """
-    text = unicodedata.normalize("NFD", str(value))
+    text = unicodedata.normalize("NFD", latex_to_text(str(value)))
     text = re.sub(r"(.)\u0302", r"hat\1", text)
     text = re.sub(r"(.)\u0303", r"tilde\1", text)
     text = unicodedata.normalize("NFKC", text)

@@ -10,13 +10,17 @@ from __future__ import annotations
 
 import builtins
 import copy
+import numbers
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from reading_maths.kit.diagnosis import best_mistake
+from reading_maths.kit.properties import Property, first_broken
 from reading_maths.sandbox.errors import CallTimeout, ProcessDied, StudentError
+from reading_maths.sandbox.wire import COMPLEX, Unencodable
 
 RTOL = 1e-6
 ATOL = 1e-9
@@ -42,11 +46,24 @@ def as_plain_array(x: Any) -> np.ndarray:
     """
     if x is None or isinstance(x, (str, bytes, dict)):
         raise NotNumeric(f"returned {type(x).__name__}, not an array of numbers")
+    if _is_complex(x):
+        raise NotNumeric("returned complex numbers, but the answer is real: keep the arithmetic real")
     try:
         arr = np.array(x, dtype=np.float64, subok=False)
     except Exception as exc:  # noqa: BLE001 - any failure means "not numbers"
         raise NotNumeric(f"returned something that is not an array of numbers ({type(exc).__name__})") from None
     return arr
+
+
+def _is_complex(x: Any) -> bool:
+    """A complex number or array, in-process or as it arrives refused from the sandbox."""
+    if isinstance(x, Unencodable):
+        return x.type_name == COMPLEX
+    if isinstance(x, numbers.Complex) and not isinstance(x, numbers.Real):
+        return True
+    if isinstance(x, (list, tuple)):
+        return any(_is_complex(v) for v in x)
+    return isinstance(x, np.ndarray) and np.iscomplexobj(x)
 
 
 def split_outputs(value: Any, count: int) -> list[np.ndarray]:
@@ -117,6 +134,11 @@ class Question:
         names of the outputs when the function returns several (``("theta_t", "m_t", "v_t")``).
     rtol, atol:
         the stated tolerance: ``|actual - expected| <= atol + rtol * |expected|`` element-wise.
+    properties:
+        the text's facts, tried in order when no catalogued mistake explains a wrong answer.
+    probes:
+        extra hidden inputs ``(args, kwargs)`` on which a catalogued mistake must also match
+        before it is named (see :mod:`reading_maths.kit.diagnosis`).
     """
 
     def __init__(
@@ -128,6 +150,8 @@ class Question:
         outputs: Sequence[str] | None = None,
         rtol: float = RTOL,
         atol: float = ATOL,
+        properties: Sequence[Property] = (),
+        probes: Sequence[tuple[tuple, dict]] = (),
     ):
         self.name = name
         self.reference = reference
@@ -135,6 +159,8 @@ class Question:
         self.outputs = tuple(outputs) if outputs else None
         self.rtol = rtol
         self.atol = atol
+        self.properties = tuple(properties)
+        self.probes = tuple(probes)
 
     # -- the one entry point grader cases use ------------------------------------------------
     def check(self, student: Any, *args: Any, label: str, public: bool = False, **kwargs: Any) -> None:
@@ -159,11 +185,14 @@ class Question:
             problem = self._mutation(given, original)
         if problem is None:
             return
-        mistake = None
+        mistake = broken = None
         if not problem.startswith("it changed"):
             with np.errstate(all="ignore"):
-                mistake = self._diagnose(actual, args, kwargs, expected)
-        raise Failed(self._feedback(where, problem, mistake, args, kwargs, expected, public),
+                mistake = self._diagnose(student, actual, args, kwargs)
+                if mistake is None and self.properties and problem.endswith("has the wrong values"):
+                    broken = first_broken(self.properties, self._caller(student))
+        explanation = mistake.message if mistake else broken.message if broken else None
+        raise Failed(self._feedback(where, problem, explanation, args, kwargs, expected, public),
                      mistake.name if mistake else None)
 
     def check_property(self, ok: bool, *, label: str, message: str) -> None:
@@ -232,24 +261,26 @@ class Question:
                 return "it changed its input array in place; work on a copy and leave the inputs as they were"
         return None
 
-    def _diagnose(
-        self, actual: list[np.ndarray], args: tuple, kwargs: dict, expected: list[np.ndarray] | None = None
-    ) -> Mistake | None:
-        for mistake in self.mistakes:
-            try:
-                out = self._normalise(mistake.impl(*_copy_args(args), **_copy_args(kwargs)))
-            except Exception:  # noqa: BLE001 - a mistake that crashes on this input cannot match
-                continue
-            if expected is not None and self._compare(out, expected) is None:
-                continue  # right on this input, so it cannot explain a wrong answer here
-            if all(same_values(a, m, 1e-5, 1e-8) for a, m in zip(actual, out, strict=True)):
-                return mistake
-        return None
+    def _outputs_of(self, impl: Callable[..., Any] | None, args: tuple, kwargs: dict) -> list[np.ndarray]:
+        impl = self.reference if impl is None else impl
+        return self._normalise(impl(*_copy_args(args), **_copy_args(kwargs)))
 
-    def _feedback(self, where, problem, mistake, args, kwargs, expected, public) -> str:
+    def _caller(self, student: Any) -> Callable[..., list[np.ndarray]]:
+        """The student's function as property probes call it: copied arguments, plain array outputs."""
+        return lambda *args, **kwargs: self._normalise(student(*_copy_args(args), **_copy_args(kwargs)))
+
+    def _diagnose(self, student: Any, actual: list[np.ndarray], args: tuple, kwargs: dict) -> Mistake | None:
+        """The catalogued mistake that best explains ``actual`` (see :mod:`reading_maths.kit.diagnosis`)."""
+        if not self.mistakes:
+            return None
+        inputs = [(args, kwargs), *((tuple(a), dict(k)) for a, k in self.probes)]
+        return best_mistake(self.mistakes, inputs, self._outputs_of,
+                            lambda a, k: self._outputs_of(student, a, k), actual, same_values, (self.rtol, self.atol))
+
+    def _feedback(self, where, problem, explanation, args, kwargs, expected, public) -> str:
         lines = [f"{where}: {problem}."]
-        if mistake is not None:
-            lines.append(mistake.message)
+        if explanation is not None:
+            lines.append(explanation)
         if public:
             shown = ", ".join(_short(a) for a in args)
             lines.append(f"Input: {self.name}({shown}{_kw(kwargs)}); expected {_short_outputs(expected)}.")

@@ -1,8 +1,9 @@
 """The plain-data wire between the trusted grader and the sandboxed student process.
 
 Messages are length-prefixed JSON.  Values are JSON with a few tagged forms: arrays travel as raw
-little-endian bytes of one of three dtypes (float64, int64, bool) with their shape, tuples, dicts
-and sets are tagged, and a trusted callback travels as a number.  Nothing is ever pickled, and
+little-endian bytes of one of three dtypes (float64, int64, bool) with their shape (0-d included),
+tuples, dicts and sets are tagged, complex numbers are refused, and a trusted callback travels as
+a number.  Nothing is ever pickled, and
 decoding builds only plain Python and NumPy objects, checking every size on the way.
 """
 
@@ -25,6 +26,8 @@ MAX_ITEMS = 2_000_000
 MAX_DEPTH = 40
 DTYPES = {"f8": np.float64, "i8": np.int64, "b1": np.bool_}
 _HEADER = struct.Struct(">I")
+COMPLEX = "complex"
+"""The type name complex numbers travel as: refused, since every answer of the course is real."""
 
 
 class WireError(ValueError):
@@ -51,15 +54,22 @@ class Callback:
 # -- values ------------------------------------------------------------------------------------
 
 def _array(value: Any) -> dict:
+    """An array-like as raw little-endian bytes in C order, keeping its shape (0-d stays 0-d).
+
+    Integers that do not fit int64 (large uint64) travel as float64, which is what the graders
+    read every number as; complex numbers are refused (see :func:`encode`).
+    """
     arr = np.array(value, subok=False)
+    if np.iscomplexobj(arr):
+        raise TypeError("complex")
     if arr.dtype == np.bool_:
         code = "b1"
-    elif np.issubdtype(arr.dtype, np.integer):
+    elif np.issubdtype(arr.dtype, np.integer) and np.can_cast(arr.dtype, np.int64):
         code = "i8"
     else:
         code = "f8"  # float, or anything NumPy can make a float of; raises otherwise
-    arr = np.ascontiguousarray(arr, dtype=DTYPES[code]).astype(f"<{code}", copy=False)
-    return {"__nd__": [code, list(arr.shape), base64.b64encode(arr.tobytes()).decode("ascii")]}
+    arr = arr.astype(f"<{code}")  # any order, stride or byte order in; a C-order copy out
+    return {"__nd__": [code, list(arr.shape), base64.b64encode(arr.tobytes(order="C")).decode("ascii")]}
 
 
 def encode(value: Any, callbacks: list | None = None, depth: int = 0) -> Any:
@@ -74,11 +84,13 @@ def encode(value: Any, callbacks: list | None = None, depth: int = 0) -> Any:
         return int(value)
     if isinstance(value, numbers.Real):
         return float(value)
+    if isinstance(value, numbers.Complex):
+        return {"__unencodable__": COMPLEX}
     if isinstance(value, np.ndarray) or (hasattr(value, "__array__") and not callable(value)):
         try:
             return _array(value)
-        except Exception:  # noqa: BLE001 - an object array or a strange class: not numbers
-            return {"__unencodable__": type(value).__name__}
+        except Exception as exc:  # noqa: BLE001 - an object array or a strange class: not numbers
+            return {"__unencodable__": COMPLEX if str(exc) == "complex" else type(value).__name__}
     if isinstance(value, (list, tuple, set, frozenset)):
         items = [encode(v, callbacks, depth + 1) for v in list(value)]
         if isinstance(value, list):
@@ -136,7 +148,11 @@ def decode(data: Any, depth: int = 0) -> Any:
     if tag == "__tuple__":
         return tuple(decode(v, depth + 1) for v in body)
     if tag == "__set__":
-        return [decode(v, depth + 1) for v in body]
+        items = [decode(v, depth + 1) for v in body]
+        try:
+            return set(items)
+        except TypeError:  # cannot come from a real set; keep the items
+            return items
     if tag == "__dict__":
         out = {}
         for pair in body:

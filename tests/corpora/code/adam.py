@@ -165,12 +165,47 @@ def _no_steps_returns_none(grad, theta0, steps, alpha=0.001, beta1=0.9, beta2=0.
     return theta  # also wrong after one step: m and v restart every time
 
 
+def _solves_the_quadratic(grad, theta0, steps, alpha=0.001, beta1=0.9, beta2=0.999, eps=1e-8):
+    theta0 = np.asarray(theta0, dtype=float)
+    if steps == 0:
+        return theta0
+    flat = theta0.reshape(-1)  # the gradient is linear: recover A and the minimum from it, then jump there
+    g0 = np.asarray(grad(theta0), dtype=float).reshape(-1)
+    columns = [np.asarray(grad((flat + e).reshape(theta0.shape)), dtype=float).reshape(-1) - g0
+               for e in np.eye(flat.size)]
+    return (flat - np.linalg.solve(np.array(columns).T, g0)).reshape(theta0.shape)
+
+
+def _moments_start_at_one(grad, theta0, steps, alpha=0.001, beta1=0.9, beta2=0.999, eps=1e-8):
+    theta = np.array(theta0, dtype=float)
+    m, v = np.ones_like(theta), np.ones_like(theta)
+    for t in range(1, steps + 1):
+        g = np.asarray(grad(theta), dtype=float)
+        m, v = beta1 * m + (1 - beta1) * g, beta2 * v + (1 - beta2) * g**2
+        theta = theta - alpha * (m / (1 - beta1**t)) / (np.sqrt(v / (1 - beta2**t)) + eps)
+    return theta
+
+
+def _m_squared_in_v(grad, theta0, steps, alpha=0.001, beta1=0.9, beta2=0.999, eps=1e-8):
+    theta = np.array(theta0, dtype=float)
+    m, v = np.zeros_like(theta), np.zeros_like(theta)
+    for t in range(1, steps + 1):
+        g = np.asarray(grad(theta), dtype=float)
+        m = beta1 * m + (1 - beta1) * g
+        v = beta2 * v + (1 - beta2) * m**2
+        theta = theta - alpha * (m / (1 - beta1**t)) / (np.sqrt(v / (1 - beta2**t)) + eps)
+    return theta
+
+
 WRONG = {
+    "solves-the-quadratic-directly": ({"adam": _solves_the_quadratic}, "first step"),
+    "moments-started-at-one": ({"adam": _moments_start_at_one}, "first step"),
+    "m-squared-in-v": ({"adam": _m_squared_in_v}, "first step"),
     "mutates-theta0": ({"adam": _mutates_theta0}, "changed its input"),
     "returns-theta-m-v": ({"adam": _returns_tuple}, None),
-    "plain-gradient-descent": ({"adam": _plain_gradient_descent}, None),
-    "t-fixed-at-one": ({"adam": _t_fixed_at_one}, None),
+    "plain-gradient-descent": ({"adam": _plain_gradient_descent}, "first step"),
+    "t-fixed-at-one": ({"adam": _t_fixed_at_one}, "Algorithm 1's loop body"),
     "integer-theta-in-place": ({"adam": _integer_theta}, "raised"),
-    "sign-flipped": ({"adam": _sign_flipped}, None),
-    "restarts-every-step": ({"adam": _no_steps_returns_none}, None),  # sign descent: no catalogued match
+    "sign-flipped": ({"adam": _sign_flipped}, "first step"),
+    "restarts-every-step": ({"adam": _no_steps_returns_none}, "Algorithm 1's loop body"),  # sign descent
 }

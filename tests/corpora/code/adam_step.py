@@ -124,15 +124,34 @@ def _integer_in_place(theta, g, m, v, t, alpha=0.001, beta1=0.9, beta2=0.999, ep
     return theta, m_t, v_t
 
 
+def _m_squared_in_v(theta, g, m, v, t, alpha=0.001, beta1=0.9, beta2=0.999, eps=1e-8):
+    m_t = beta1 * m + (1 - beta1) * g
+    v_t = beta2 * v + (1 - beta2) * m_t**2
+    return theta - alpha * (m_t / (1 - beta1**t)) / (np.sqrt(v_t / (1 - beta2**t)) + eps), m_t, v_t
+
+
+def _moments_from_one(theta, g, m, v, t, alpha=0.001, beta1=0.9, beta2=0.999, eps=1e-8):
+    m, v = (np.ones_like(np.asarray(x, dtype=float)) if t == 1 else x for x in (m, v))
+    return _line_by_line(theta, g, m, v, t, alpha, beta1, beta2, eps)
+
+
+def _plain_sgd(theta, g, m, v, t, alpha=0.001, beta1=0.9, beta2=0.999, eps=1e-8):
+    _, m_t, v_t = _line_by_line(theta, g, m, v, t, alpha, beta1, beta2, eps)
+    return theta - alpha * g, m_t, v_t
+
+
 WRONG = {
+    "m-squared-in-v": ({"adam_step": _m_squared_in_v}, "v_t is the moving average of the squared gradients"),
+    "moments-started-at-one": ({"adam_step": _moments_from_one}, "first step"),
+    "plain-sgd-update": ({"adam_step": _plain_sgd}, "first step"),
     "in-place-on-inputs": ({"adam_step": _in_place_on_inputs}, "changed its input"),
-    "hard-coded-hyperparameters": ({"adam_step": _hard_coded_hyperparameters}, None),
+    "hard-coded-hyperparameters": ({"adam_step": _hard_coded_hyperparameters}, "with the β₁ it is given"),
     "returns-theta-only": ({"adam_step": _returns_theta_only}, "should return 3 arrays"),
-    "wrong-order": ({"adam_step": _wrong_order}, None),
-    "betas-swapped": ({"adam_step": _betas_swapped}, None),
-    "no-square-root": ({"adam_step": _abs_instead_of_sqrt}, None),
-    "t-squared": ({"adam_step": _t_squared_correction}, None),
-    "update-uses-g": ({"adam_step": _update_uses_g}, None),
+    "wrong-order": ({"adam_step": _wrong_order}, "outputs-in-wrong-order"),
+    "betas-swapped": ({"adam_step": _betas_swapped}, "m_t is the moving average"),
+    "no-square-root": ({"adam_step": _abs_instead_of_sqrt}, "first step"),
+    "t-squared": ({"adam_step": _t_squared_correction}, "does not follow from your own m_t and v_t"),
+    "update-uses-g": ({"adam_step": _update_uses_g}, "does not follow from your own m_t and v_t"),
     "integer-in-place": ({"adam_step": _integer_in_place}, "raised"),
     "no-bias-correction": (
         {"adam_step": lambda theta, g, m, v, t, alpha=0.001, beta1=0.9, beta2=0.999, eps=1e-8: _line_by_line(

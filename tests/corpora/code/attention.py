@@ -150,17 +150,46 @@ def _only_first_query(Q, K, V):
     return _text_style(Q[:1], K, V)
 
 
+def _scaled_after_softmax(Q, K, V):
+    S = Q @ K.T
+    W = np.exp(S - S.max(axis=1, keepdims=True))
+    return (W / W.sum(axis=1, keepdims=True)) / np.sqrt(K.shape[1]) @ V
+
+
+def _keys_as_queries(Q, K, V):
+    S = K @ K.T / np.sqrt(K.shape[1])
+    W = np.exp(S - S.max(axis=1, keepdims=True))
+    return (W / W.sum(axis=1, keepdims=True)) @ V
+
+
+def _output_transposed_square(Q, K, V):
+    S = Q @ K.T / np.sqrt(K.shape[1])
+    W = np.exp(S - S.max(axis=1, keepdims=True))
+    out = (W / W.sum(axis=1, keepdims=True)) @ V
+    return out.T if out.shape[0] == out.shape[1] else out  # transposed only where the shape cannot tell
+
+
+def _values_reversed(Q, K, V):
+    S = Q @ K.T / np.sqrt(K.shape[1])
+    W = np.exp(S - S.max(axis=1, keepdims=True))
+    return (W / W.sum(axis=1, keepdims=True)) @ V[::-1]
+
+
 WRONG = {
+    "scaled-after-softmax": ({"attention": _scaled_after_softmax}, "convex combination"),
+    "keys-used-as-queries": ({"attention": _keys_as_queries}, "keys-as-queries"),
+    "output-transposed-when-square": ({"attention": _output_transposed_square}, "output-transposed"),
+    "values-in-reverse-order": ({"attention": _values_reversed}, "Permuting the keys and the values together"),
     "no-scale": ({"attention": _no_scale}, "no-sqrt-dk"),
     "unstable": ({"attention": _unstable}, "no-max-shift"),
     "returns-weights": ({"attention": _returns_weights}, "weights-not-output"),
     "mutates-Q": ({"attention": _mutates_scores_and_q}, "changed its input"),
-    "returns-transposed": ({"attention": _returns_transposed}, "shape"),
+    "returns-transposed": ({"attention": _returns_transposed}, "output-transposed"),
     "no-keepdims-on-sum": ({"attention": _no_keepdims}, None),
-    "sqrt-of-number-of-keys": ({"attention": _sqrt_of_m}, None),
-    "mean-of-values": ({"attention": _mean_of_v}, None),
+    "sqrt-of-number-of-keys": ({"attention": _sqrt_of_m}, "sqrt-of-m"),
+    "mean-of-values": ({"attention": _mean_of_v}, "hard one"),
     "hard-argmax": ({"attention": _hard_argmax}, None),
-    "softmax-over-whole-matrix": ({"attention": _global_softmax}, None),
+    "softmax-over-whole-matrix": ({"attention": _global_softmax}, "convex combination"),
     "only-first-query": ({"attention": _only_first_query}, "shape"),
     "missing": ({}, "not defined"),
 }

@@ -177,7 +177,28 @@ def _argmax_one_hot(z, T=1.0):
     return (z == z.max(axis=-1, keepdims=True)).astype(float)
 
 
+def _probabilities_to_the_1_over_t(z, T=1.0):
+    z = np.asarray(z, dtype=float)
+    e = np.exp(z - z.max(axis=-1, keepdims=True))
+    return (e / e.sum(axis=-1, keepdims=True)) ** (1 / T)  # not renormalised
+
+
+def _normalised_by_max(z, T=1.0):
+    z = np.asarray(z, dtype=float) / T
+    e = np.exp(z - z.max(axis=-1, keepdims=True))
+    return e / e.max(axis=-1, keepdims=True)
+
+
+def _adds_t(z, T=1.0):
+    z = np.asarray(z, dtype=float) + T - 1
+    e = np.exp(z - z.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
 WRONG = {
+    "probabilities-to-the-1-over-T": ({"softmax": _probabilities_to_the_1_over_t}, "sum to 1"),
+    "normalised-by-max": ({"softmax": _normalised_by_max}, "sum to 1"),
+    "adds-T": ({"softmax": _adds_t}, "temperature-ignored"),  # adding T - 1 to every logit is a shift
     "no-shift-rowwise": ({"softmax": _no_shift_rowwise}, "no-max-shift"),
     "written-for-vectors": ({"softmax": _for_vectors_only}, "global-sum"),
     "axis-one-only": ({"softmax": _axis_one}, None),
@@ -185,11 +206,11 @@ WRONG = {
     "in-place-int-division": ({"softmax": _in_place_int_fails}, "raised"),
     "default-T-2": ({"softmax": _wrong_default_t}, None),
     "T-squared-multiplied": ({"softmax": _multiplied_t}, None),
-    "masks-to-zero": ({"softmax": _masks_to_zero}, None),
+    "masks-to-zero": ({"softmax": _masks_to_zero}, "-inf gets probability"),
     "T-squared": ({"softmax": _squared_exponent}, None),
-    "float32": ({"softmax": _float32}, None),
-    "clips-logits": ({"softmax": _clips_logits}, None),
+    "float32": ({"softmax": _float32}, "float32"),
+    "clips-logits": ({"softmax": _clips_logits}, "softmax(z + c) = softmax(z)"),
     "flattened": ({"softmax": _flattened}, "shape"),
-    "argmax-one-hot": ({"softmax": _argmax_one_hot}, None),
+    "argmax-one-hot": ({"softmax": _argmax_one_hot}, "Lowering T sharpens"),
     "not-a-function": ({"softmax": np.array([0.84, 0.11, 0.04])}, "should be a function"),
 }

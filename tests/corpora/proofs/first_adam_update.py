@@ -69,11 +69,31 @@ RIGHT = {
     "power_form": {"first_adam_update": _power_form},
 }
 
+def _v_hat_missing(g, alpha=0.001, beta1=0.9, beta2=0.999, eps=1e-8):
+    g = np.asarray(g, dtype=float)
+    m_hat = (1 - beta1) * g / (1 - beta1)
+    return -alpha * m_hat / (np.sqrt((1 - beta2) * g**2) + eps)
+
+
+def _m_hat_times(g, alpha=0.001, beta1=0.9, beta2=0.999, eps=1e-8):
+    g = np.asarray(g, dtype=float)
+    m_hat = (1 - beta1) * g * (1 - beta1)
+    return -alpha * m_hat / (np.sqrt((1 - beta2) * g**2 / (1 - beta2)) + eps)
+
+
+def _no_eps(g, alpha=0.001, beta1=0.9, beta2=0.999, eps=1e-8):
+    g = np.asarray(g, dtype=float)
+    return -alpha * g / np.abs(g)
+
+
 WRONG = {
+    "v_not_bias_corrected": ({"first_adam_update": _v_hat_missing}, "v-not-corrected"),
+    "m_hat_multiplied": ({"first_adam_update": _m_hat_times}, "m-hat-multiplied"),
+    "no_eps": ({"first_adam_update": _no_eps}, "ε matters only"),
     "no_hats": ({"first_adam_update": _no_hats}, "no-bias-correction"),
     "plus_sign": ({"first_adam_update": _sign}, "wrong-sign"),
     "eps_inside": ({"first_adam_update": _eps_in}, "eps-inside-root"),
-    "scaled_sign": ({"first_adam_update": _exact_sign}, None),
+    "scaled_sign": ({"first_adam_update": _exact_sign}, "about α against the sign"),
     "scalar": ({"first_adam_update": _scalar}, "shape"),
-    "betas_swapped": ({"first_adam_update": _beta_swapped}, None),
+    "betas_swapped": ({"first_adam_update": _beta_swapped}, "about α against the sign"),
 }

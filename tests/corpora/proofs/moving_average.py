@@ -61,7 +61,16 @@ def _plus(g, beta1, t):
     return np.asarray(g, dtype=float) * (1 + beta1**t)
 
 
+def _in_place_accumulator(g, beta1, t):
+    m = np.zeros(np.shape(g))  # 0-d when g is a number: must stay 0-d through the sandbox (issue 10)
+    for _ in range(t):
+        m *= beta1
+        m += (1 - beta1) * np.asarray(g, dtype=float)
+    return m
+
+
 RIGHT = {
+    "in_place_0d_accumulator": {"moving_average": _in_place_accumulator},
     "closed_form": {"moving_average": _closed_form},
     "loop_from_int_zero": {"moving_average": _loop_list},
     "sum_formula": {"moving_average": _sum_formula},
@@ -69,11 +78,19 @@ RIGHT = {
     "lerp_form": {"moving_average": _lerp},
 }
 
+def _weights_swapped(g, beta1, t):
+    m = 0.0
+    for _ in range(t):
+        m = (1 - beta1) * m + beta1 * np.asarray(g, dtype=float)  # issue 10: was told "returns g itself"
+    return m
+
+
 WRONG = {
+    "weights_swapped": ({"moving_average": _weights_swapped}, "the new gradient enters with weight (1 - β₁)"),
     "returns_g": ({"moving_average": _returns_g}, "bias-corrected"),
     "no_one_minus_beta": ({"moving_average": _no_factor}, "no-one-minus-beta"),
     "range_from_one": ({"moving_average": _range_off}, "t-minus-1-steps"),
-    "beta_squared": ({"moving_average": _beta_sq}, None),
+    "beta_squared": ({"moving_average": _beta_sq}, "the new gradient enters with weight (1 - β₁)"),
     "returns_none": ({"moving_average": _returns_none}, "not an array of numbers"),
-    "plus_sign": ({"moving_average": _plus}, None),
+    "plus_sign": ({"moving_average": _plus}, "the new gradient enters with weight (1 - β₁)"),
 }
