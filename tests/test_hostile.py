@@ -30,6 +30,7 @@ import hashlib
 import json
 import os
 import pickle
+import re
 import shutil
 import signal
 import socket
@@ -280,18 +281,47 @@ def host_state() -> dict[str, set]:
     return {"shm": shm, "cgroups": groups, "scratch": scratch}
 
 
-def new_state(before: dict[str, set], settle: float = 15.0) -> dict[str, list]:
-    """What appeared on the host since ``before`` and is still there after up to ``settle`` seconds.
+class Descendants:
+    """Every process started below this one while the block runs (sampled every 0.1 s): the graders
+    of this batch, as opposed to other tests' (pytest-xdist runs them side by side)."""
 
-    Other tests may grade at the same time (pytest-xdist): their live sandboxes come and go within
-    seconds, while anything this batch leaked stays.
-    """
-    deadline = time.monotonic() + settle
-    while True:
-        found = {kind: sorted(now - before[kind]) for kind, now in host_state().items()}
-        if not any(found.values()) or time.monotonic() > deadline:
-            return found
-        time.sleep(0.5)
+    def __enter__(self) -> Descendants:
+        self.pids: set[int] = set()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._watch, daemon=True)
+        self._thread.start()
+        return self
+
+    def _watch(self) -> None:
+        me = os.getpid()
+        while not self._stop.is_set():
+            table = processes()
+            for pid in table:
+                ancestor, hops = pid, 0
+                while ancestor in table and ancestor > 1 and hops < 64:
+                    if table[ancestor]["ppid"] == me:
+                        self.pids.add(pid)
+                        break
+                    ancestor, hops = table[ancestor]["ppid"], hops + 1
+            self._stop.wait(0.1)
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+def _label_pid(path: str) -> int | None:
+    """The grading process a cgroup (``<pid>-<n>``) or scratch folder (``...-scratch-<pid>-...``) belongs to."""
+    match = re.match(r"(?:" + re.escape(SCRATCH_PREFIX) + r")?(\d+)-", Path(path).name)
+    return int(match[1]) if match else None
+
+
+def new_state(before: dict[str, set], owners: set[int]) -> dict[str, list]:
+    """What this batch's graders (``owners``) left on the host since ``before``."""
+    found = {kind: sorted(now - before[kind]) for kind, now in host_state().items()}
+    for kind in ("cgroups", "scratch"):
+        found[kind] = [p for p in found[kind] if _label_pid(p) in owners]
+    return found
 
 
 # -- the batch ---------------------------------------------------------------------------------------------
@@ -318,10 +348,11 @@ def batch(mode):
     procs_before = set(leftovers())
     host_before = host_state()
     try:
-        results, elapsed = grade(subs, mode)
+        with Descendants() as graders:
+            results, elapsed = grade(subs, mode)
         time.sleep(0.5)  # give anything that escaped a moment to show itself
         state = {
-            "host": new_state(host_before),
+            "host": new_state(host_before, graders.pids),
             "results": by_name(results), "count": len(results), "elapsed": elapsed,
             "course_changes": diff(course_before, snapshot(ROOT, SKIP_TREE)),
             "subs_changes": diff(subs_before, snapshot(subs)),

@@ -31,6 +31,7 @@ from test_hostile import (
     MODES,
     SCRATCH_PREFIX,
     TIMEOUT,
+    Descendants,
     by_name,
     grade,
     host_state,
@@ -62,8 +63,9 @@ def stalled(mode):
     set_subreaper(True)
     procs_before, host_before = set(leftovers()), host_state()
     try:
-        results, elapsed = grade(subs, mode, "--jobs", "1")
-        return {"results": by_name(results), "elapsed": elapsed, "host": new_state(host_before),
+        with Descendants() as graders:
+            results, elapsed = grade(subs, mode, "--jobs", "1")
+        return {"results": by_name(results), "elapsed": elapsed, "host": new_state(host_before, graders.pids),
                 "leftovers": sorted(set(leftovers()) - procs_before)}
     finally:
         reap_and_kill()
