@@ -19,10 +19,12 @@ keywords never reach SymPy's parser.  Parsing, simplifying and evaluating then r
 process with a CPU and memory limit and a wall-clock timeout, so a hostile string such as
 ``9**9**9**9`` costs a few seconds and a clear message, never a hung or crashed grader.
 
-Equivalence: first symbolic (``simplify(student - reference) == 0`` with the assumptions above),
-then, because SymPy alone marks some correct answers wrong (a ``Sum`` that ``doit`` turns into a
-``Piecewise``, ``equals`` returning ``None``), a numeric check: both sides evaluated at random points
-of the domain (small concrete ``k`` and ``t``, ``beta1`` in (0, 1), random values of every ``g_i``).
+Equivalence: first numeric, both sides evaluated at six random points of the domain (small concrete
+``k`` and ``t``, ``beta1`` in (0, 1), random values of every ``g_i``) to 20 digits: one point where
+they differ settles it, and agreeing everywhere is what SymPy alone cannot always confirm (a ``Sum``
+that ``doit`` turns into a ``Piecewise``, ``equals`` returning ``None``).  Only when the numbers
+cannot settle it (an expression that cannot be evaluated at concrete values, or a time-out) is
+``simplify(student - reference) == 0`` tried, with the assumptions above.  Verdicts are remembered.
 """
 
 from __future__ import annotations
@@ -294,26 +296,49 @@ def run_limited(func: Callable[..., tuple[str, str]], args: tuple, seconds: floa
         return None
 
 
+_VERDICTS: dict[tuple, Verdict] = {}
+"""Verdicts already reached in this process: a comparison is a pure function of its strings, and the
+same answers recur (the catalogue is tried on every wrong answer; students give the same formulas)."""
+_VERDICTS_KEPT = 4096
+
+
 def compare(student: object, reference: str, *, variables: Iterable[str], seed: int = 0,
             timeout: float = TIMEOUT) -> Verdict:
     """Is the student's formula equal to the reference on the whole domain?
 
     ``variables`` are the free symbols the formula may use (e.g. ``("beta1", "k")``).  Never
     raises: malformed input, a formula that takes too long and a wrong formula each get a
-    :class:`Verdict` with a message for the student.
+    :class:`Verdict` with a message for the student.  Verdicts other than a time-out are remembered.
     """
     try:
         text = check_syntax(student)
     except ExpressionError as exc:
         return Verdict("malformed", str(exc))
     variables = tuple(variables)
-    first = run_limited(_symbolic, (text, reference, variables), min(SYMBOLIC_TIMEOUT, timeout))
-    if first is not None and first[0] in ("equal", "malformed", "different"):
-        return Verdict(first[0], first[1])  # type: ignore[arg-type]
-    second = run_limited(_numeric, (text, reference, variables, seed), timeout)
-    if second is None:
+    key = (text, reference, variables, seed)
+    if key not in _VERDICTS:
+        verdict = _compare(text, reference, variables, seed, timeout)
+        if verdict.status == "timeout":
+            return verdict
+        if len(_VERDICTS) >= _VERDICTS_KEPT:
+            _VERDICTS.clear()
+        _VERDICTS[key] = verdict
+    return _VERDICTS[key]
+
+
+def _compare(text: str, reference: str, variables: tuple[str, ...], seed: int, timeout: float) -> Verdict:
+    """Numbers first: a point where the two differ settles it at once.  Only when the numbers cannot
+    settle it (they could not be evaluated, or took too long) is the difference simplified symbolically."""
+    numeric = run_limited(_numeric, (text, reference, variables, seed), timeout)
+    if numeric is not None and numeric[0] in ("equal", "malformed") or (
+            numeric is not None and numeric[0] == "different" and not numeric[1].startswith("it could not")):
+        return Verdict(numeric[0], numeric[1])  # type: ignore[arg-type]
+    symbolic = run_limited(_symbolic, (text, reference, variables), min(SYMBOLIC_TIMEOUT, timeout))
+    if symbolic is not None and symbolic[0] in ("equal", "malformed", "different"):
+        return Verdict(symbolic[0], symbolic[1])  # type: ignore[arg-type]
+    if numeric is None:
         return Verdict("timeout", "it took too long to evaluate (are some numbers or powers enormous?)")
-    status, message = second
+    status, message = numeric
     if status == "error":
         return Verdict("malformed", f"it could not be evaluated ({message})")
     return Verdict(status, message)  # type: ignore[arg-type]
