@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from pathlib import Path
 
 import click
@@ -45,6 +46,7 @@ def _root() -> Path:
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--course", type=click.Path(exists=True, file_okay=False, path_type=Path), envvar="READING_MATHS_COURSE",
               help="The course folder (default: the one holding the working directory; env READING_MATHS_COURSE).")
+@click.version_option(package_name="reading-maths")
 def main(course: Path | None) -> None:
     """Auto-graded exercises for *Reading the maths in papers*."""
 
@@ -53,14 +55,19 @@ def main(course: Path | None) -> None:
 @click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON (a list for several notebooks).")
 @click.option("--junit", type=click.Path(path_type=Path), help="Write a JUnit XML report here.")
-@click.option("--gradescope", type=click.Path(path_type=Path), help="Write Gradescope results.json here.")
+@click.option("--gradescope", type=click.Path(path_type=Path),
+              help="Write Gradescope's results.json here (for one notebook; written even when it cannot be graded).")
+@click.option("--hidden-visibility", type=click.Choice(outputs.VISIBILITIES), default="after_published",
+              show_default=True, help="Gradescope visibility of the hidden tests.")
+@click.option("--assignment", help="Grade only notebooks of this assignment.")
 @click.option("--summary", type=click.Path(path_type=Path),
               help="Append a Markdown summary here (e.g. $GITHUB_STEP_SUMMARY).")
 @click.option("--fail-under", type=float, help="Exit with status 3 when a notebook scores below this.")
 @click.option("--timeout", default=30.0, show_default=True, help="Seconds a cell or a call may run.")
 @click.option("--jobs", "-j", default=0, help="Notebooks graded at once (0: one per core).")
 @UNSAFE
-def grade_command(paths, as_json, junit, gradescope, summary, fail_under, timeout, jobs, unsafe):
+def grade_command(paths, as_json, junit, gradescope, hidden_visibility, assignment, summary, fail_under, timeout,
+                  jobs, unsafe):
     """Grade notebooks (files, or folders of them) on the course's hidden graders.
 
     A notebook that cannot be read (not UTF-8, not JSON, not this course's) costs only itself: it is
@@ -73,21 +80,19 @@ def grade_command(paths, as_json, junit, gradescope, summary, fail_under, timeou
       3  graded, but a notebook scored below --fail-under;
       0  every notebook graded.
     """
-    root = _root()
-    notebooks = [n for p in paths for n in (sorted(p.rglob("*.ipynb")) if p.is_dir() else [p])
-                 if ".ipynb_checkpoints" not in n.parts]
-    if not notebooks:
-        raise click.ClickException("no notebooks found")
-    unreadable, assignments = {}, set()
-    for nb in notebooks:
-        try:
-            assignments.add(load(nb, root)[1].id)
-        except NotGradable as exc:
-            unreadable[nb] = str(exc)
-    if len(unreadable) == len(notebooks):
-        raise click.ClickException(next(iter(unreadable.values())))
-    results = grade_many(notebooks, _settings(timeout, unsafe), jobs=jobs, root=root,
-                         assignment=next(iter(assignments)) if len(assignments) == 1 else None,
+    started = time.monotonic()
+    try:
+        root = _root()
+        notebooks, unreadable, assignment = _gradable(paths, root, assignment)
+        settings = _settings(timeout, unsafe)
+    except click.ClickException as exc:
+        if gradescope:
+            gradescope.write_text(outputs.gradescope_refusal(exc.message), encoding="utf-8")
+        raise
+    if gradescope:  # Gradescope takes one result: the assignment's own notebook first
+        notebooks = notebooks[:1]
+        unreadable = {nb: why for nb, why in unreadable.items() if nb in notebooks}
+    results = grade_many(notebooks, settings, jobs=jobs, root=root, assignment=assignment,
                          progress=len(notebooks) > 1 and not as_json and sys.stderr.isatty())
     if as_json:
         data = [r.to_json() for r in results]
@@ -97,7 +102,8 @@ def grade_command(paths, as_json, junit, gradescope, summary, fail_under, timeou
     if junit:
         junit.write_text(outputs.junit(results), encoding="utf-8")
     if gradescope:
-        gradescope.write_text(outputs.gradescope(results[0]), encoding="utf-8")
+        gradescope.write_text(outputs.gradescope(results[0], hidden_visibility, time.monotonic() - started),
+                              encoding="utf-8")
     if summary:
         with summary.open("a", encoding="utf-8") as fh:
             fh.write(outputs.markdown(results))
@@ -108,6 +114,37 @@ def grade_command(paths, as_json, junit, gradescope, summary, fail_under, timeou
         sys.exit(4)
     if fail_under is not None and any(r.score < fail_under for r in results):
         sys.exit(3)
+
+
+def _gradable(paths: tuple[Path, ...], root: Path,
+              assignment: str | None) -> tuple[list[Path], dict[Path, str], str | None]:
+    """The notebooks under ``paths`` to grade, why those that cannot be read cannot, and their assignment.
+
+    Unreadable notebooks are kept (each is graded as an error); with ``assignment``, readable notebooks
+    of other assignments are left out, and ``<assignment>.ipynb`` comes first. Raises when nothing
+    can be graded.
+    """
+    notebooks = [n for p in paths for n in (sorted(p.rglob("*.ipynb")) if p.is_dir() else [p])
+                 if ".ipynb_checkpoints" not in n.parts]
+    if not notebooks:
+        raise click.ClickException("no notebooks found")
+    unreadable: dict[Path, str] = {}
+    ids: dict[Path, str] = {}
+    for nb in notebooks:
+        try:
+            ids[nb] = load(nb, root)[1].id
+        except NotGradable as exc:
+            unreadable[nb] = str(exc).replace(str(nb), nb.name)  # the file's name: what the student called it
+    others = []
+    if assignment is not None:
+        others = [f"{nb.name} is a notebook of {a}, not {assignment}" for nb, a in ids.items() if a != assignment]
+        notebooks = [nb for nb in notebooks if ids.get(nb, assignment) == assignment]
+    elif len(set(ids.values())) == 1:
+        assignment = next(iter(ids.values()))
+    if not [nb for nb in notebooks if nb not in unreadable]:
+        raise click.ClickException(next(iter(unreadable.values()), others[0] if others else "no notebooks found"))
+    order = sorted(notebooks, key=lambda nb: (nb in unreadable, nb.name != f"{assignment}.ipynb"))
+    return order, unreadable, assignment
 
 
 @main.command("release")
@@ -198,6 +235,27 @@ def doctor_command():
     for item in found:
         click.echo(f"  [{'held' if item.held else 'NOT held'}] {item.name}: {item.why}")
     sys.exit(0 if mode != "plain" else 1)
+
+
+@main.command("gradescope")
+@click.argument("assignment")
+@click.option("--out", type=click.Path(path_type=Path), help="The zip to write (default: autograder-ASSIGNMENT.zip).")
+@click.option("--hidden-visibility", type=click.Choice(outputs.VISIBILITIES), default="after_published",
+              show_default=True, help="When students see the hidden tests' results (Gradescope's visibility).")
+@click.option("--timeout", default=30.0, show_default=True, help="Seconds a cell or a call may run.")
+@click.option("--unsafe-no-sandbox", "unsafe", is_flag=True,
+              help="Grade with resource limits only when Gradescope's image cannot run the sandbox.")
+def gradescope_command(assignment, out, hidden_visibility, timeout, unsafe):
+    """Build a Gradescope autograder.zip for ASSIGNMENT (setup.sh, run_autograder, the package and the graders)."""
+    from reading_maths.gradescope import build
+
+    out = out or Path(f"autograder-{assignment}.zip")
+    try:
+        names = build(_root(), assignment, out, hidden=hidden_visibility, timeout=timeout,
+                      unsafe=unsafe)
+    except FileNotFoundError as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(f"{out}: {len(names)} files; upload it as the assignment's autograder on Gradescope")
 
 
 @main.command("report")

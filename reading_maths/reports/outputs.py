@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from xml.etree import ElementTree as ET
 
@@ -26,15 +27,61 @@ def junit(results: list[GradeResult]) -> str:
     return ET.tostring(suites, encoding="unicode", xml_declaration=True)
 
 
-def gradescope(result: GradeResult) -> str:
-    """Gradescope's ``results.json``: one test per question (visible feedback only)."""
-    tests = [{
-        "name": q.id, "score": q.score, "max_score": q.max_score,
-        "status": "passed" if q.score == q.max_score else "failed",
-        "output": "\n".join(q.feedback), "visibility": "visible",
-    } for q in result.questions]
-    return json.dumps({"score": result.score, "tests": tests,
-                       "output": "\n".join(result.errors) or "Graded by reading-maths."}, indent=2)
+VISIBILITIES = ("hidden", "after_due_date", "after_published", "visible")
+"""Gradescope's visibility settings, from the least shown to the most."""
+
+
+def _cases_test(question: str, kind: str, number: str, cases: list, problem: str, visibility: str) -> dict:
+    """One Gradescope test: the points of ``cases``; as output, ``problem`` and the failed cases' messages."""
+    failed = [c for c in cases if not c.passed]
+    lines = ([problem] if problem else []) + list(dict.fromkeys(c.message for c in failed if c.message))
+    if not lines:
+        lines = [f"All {len(cases)} {kind} passed."] if cases else [f"No {kind} for this question."]
+    return {
+        "name": f"{question}: {kind}", "name_format": "text", "number": number,
+        "score": round(sum(c.points for c in cases if c.passed), 6),
+        "max_score": round(sum(c.points for c in cases), 6),
+        "status": "failed" if failed or problem else "passed",
+        "output": "\n".join(lines), "output_format": "text", "visibility": visibility,
+    }
+
+
+def gradescope(result: GradeResult, hidden: str = "after_published", seconds: float | None = None) -> str:
+    """Gradescope's ``results.json`` for one graded notebook, as its autograder specification has it.
+
+    Each question gives two tests: its public checks (always visible: the text's own examples, and
+    why the question could not be graded, if so) and its hidden tests, shown with ``hidden``
+    visibility (``after_published`` by default: the specification asks that tests that carry points
+    be hidden only until publication, or students lose sight of their total). A hidden test's
+    output is its cases' messages, which never hold hidden inputs or expected values. Every text is
+    ``text`` format, so what a student wrote is shown as written, never as HTML or Markdown.
+    """
+    if hidden not in VISIBILITIES:
+        raise ValueError(f"visibility {hidden!r} is not one of {', '.join(VISIBILITIES)}")
+    tests = []
+    for number, q in enumerate(result.questions, start=1):
+        public = [c for c in q.cases if not c.hidden]
+        secret = [c for c in q.cases if c.hidden]
+        tests.append(_cases_test(q.id, "public checks", f"{number}.1", public, q.problem, "visible"))
+        if secret:
+            tests.append(_cases_test(q.id, "hidden tests", f"{number}.2", secret, q.problem, hidden))
+    notes = result.errors or [f"{result.assignment}: graded by reading-maths."]
+    data = {
+        "score": result.score, "output": "\n".join(notes), "output_format": "text",
+        "test_output_format": "text", "test_name_format": "text", "stdout_visibility": "hidden",
+        "extra_data": {"assignment": result.assignment, "max_score": result.max_score}, "tests": tests,
+    }
+    if seconds is not None:
+        data["execution_time"] = math.ceil(seconds)
+    return json.dumps(data, indent=2)
+
+
+def gradescope_refusal(reason: str) -> str:
+    """``results.json`` for a submission that could not be graded: 0 points and the one-line reason."""
+    return json.dumps({
+        "score": 0, "output": f"Your submission could not be graded: {reason}", "output_format": "text",
+        "stdout_visibility": "hidden", "tests": [],
+    }, indent=2)
 
 
 def markdown(results: list[GradeResult]) -> str:
