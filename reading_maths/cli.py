@@ -13,7 +13,7 @@ from reading_maths.course import find_root
 from reading_maths.grading.batch import grade_many
 from reading_maths.grading.engine import NotGradable, Settings, load
 from reading_maths.reports import outputs
-from reading_maths.reports.tables import print_table
+from reading_maths.reports.tables import print_gathered, print_table
 from reading_maths.sandbox.process import Limits, SandboxUnavailable, choose
 
 
@@ -256,6 +256,25 @@ def gradescope_command(assignment, out, hidden_visibility, timeout, unsafe):
     except FileNotFoundError as exc:
         raise click.ClickException(str(exc)) from None
     click.echo(f"{out}: {len(names)} files; upload it as the assignment's autograder on Gradescope")
+
+
+@main.command("gather")
+@click.argument("roster", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--assignment", "-a", required=True, help="The assignment to gather.")
+@click.option("--repo-template",
+              help="Each student's repository, from the roster's columns, e.g. "
+                   "https://github.com/ORG/{assignment}-{github_username}.git (default: its repository column).")
+def gather_command(roster, assignment, repo_template):
+    """Clone each ROSTER student's repository and file its notebook as submitted/<student>/ASSIGNMENT/."""
+    from reading_maths.nbgrader.gather import RosterError, gather
+
+    try:
+        results = gather(_root(), roster, assignment, repo_template)
+    except (RosterError, KeyError) as exc:
+        raise click.ClickException(f"cannot read the roster: {exc}") from None
+    print_gathered(results)
+    got = sum(r.status == "gathered" for r in results)
+    click.echo(f"{got} of {len(results)} submissions of {assignment} gathered into submitted/")
 
 
 @main.command("report")

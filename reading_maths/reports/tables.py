@@ -34,6 +34,16 @@ def print_table(results: list[GradeResult], console: Console | None = None) -> N
             console.print(Text.assemble(("note:", "yellow"), " ", error))
 
 
+def print_gathered(results: list, console: Console | None = None) -> None:
+    """``reading-maths gather``'s table: student, commit, what happened (names and reasons shown as text)."""
+    table = Table(title="gathered", title_justify="left")
+    for column in ("student", "commit", "status"):
+        table.add_column(column)
+    for r in results:
+        table.add_row(rich_text(r.student), r.commit, rich_text(r.status))
+    (console or Console()).print(table)
+
+
 def autograde_table(outcomes: list[Outcome], assignment: str) -> Table:
     """``reading-maths autograde``'s table, one row per student: score per question, total, any refusal."""
     questions = list(dict.fromkeys(q for o in outcomes for q in o.scores))
