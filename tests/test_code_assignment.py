@@ -59,7 +59,8 @@ def test_questions_in_order_and_points_equal_grader_totals():
 def test_cells_follow_the_graders_readme():
     nb = read_notebook(CODE.source_notebook)
     ids = [grade_id(c) for c in nb.cells if grade_id(c)]
-    expected = ["setup"] + [f"{q}{s}" for q in QUESTIONS for s in ("-answer", "-check", "")]
+    expected = ["setup", "check-helpers"] + [f"{q}{s}" for q in QUESTIONS for s in ("-answer", "-check", "")] \
+        + ["public-checks-summary"]
     assert ids == expected
     keys = {"grade", "solution", "locked", "grade_id", "schema_version"}
     for cell in nb.cells:
@@ -129,7 +130,7 @@ def _stub_kwargs(q):
 def test_check_cells_pass_on_the_reference_and_need_only_the_notebook():
     cells = _cells_by_id()
     env: dict = {}
-    for gid in ["setup"] + [f"{q}{s}" for q in QUESTIONS for s in ("-answer", "-check")]:
+    for gid in ["setup", "check-helpers"] + [f"{q}{s}" for q in QUESTIONS for s in ("-answer", "-check")]:
         source = SOLUTION_MARKERS.sub("", cells[gid].source)
         if gid.endswith("-check"):
             assert "assert" in source and "reading_maths" not in source and "import" not in source

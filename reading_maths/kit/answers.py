@@ -386,4 +386,4 @@ def format_report(answer: Any, spec: Mapping[str, Any], parse: Callable[[Any, An
     problems = reading.messages()
     if problems:
         raise AssertionError("\n".join(["Fix the format of these answers:", *(f"- {p}" for p in problems)]))
-    return f"`{name}`: all {len(spec)} answers are well-formed (this check does not say whether they are right)."
+    return f"all {len(spec)} answers of `{name}` are well-formed (this check does not say whether they are right)."

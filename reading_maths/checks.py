@@ -1,0 +1,69 @@
+"""Public check cells that read like feedback: one line per question, and a summary of them all.
+
+A question's check cell holds a function of plain ``assert`` statements, each with a message in the
+course's words, under ``@public_checks("<question>")``. Running the cell runs the checks and prints
+one line: ``"softmax: all public checks passed"`` (or the line the function returns), or the first
+failed check's message, prefixed by the question, without a traceback. A failed check still makes
+the cell fail (it raises :class:`CheckFailed`), which is what nbgrader's Validate counts; Jupyter
+shows only its message. Check cells carry the ``raises-exception`` tag, so Run All goes on past a
+failed check to the notebook's last cell, where :func:`public_check_summary` runs every question's
+checks again on the answers as they are then.
+
+Only the standard library is used: each notebook carries this module, verbatim, in its read-only
+``check-helpers`` cell (students may not have this package); a test keeps the copies equal.
+"""
+
+from collections.abc import Callable
+
+CHECKS: dict[str, Callable[[], object]] = {}
+"""Every check function run so far in this kernel, by question."""
+
+
+class CheckFailed(AssertionError):
+    """A public check that failed: Jupyter shows its message alone, without a traceback."""
+
+    def _render_traceback_(self) -> list[str]:
+        """What IPython shows instead of the traceback: the message, in red."""
+        return [f"\x1b[0;31m{line}\x1b[0m" for line in str(self).splitlines()]
+
+
+def verdict(question: str, checks: Callable[[], object]) -> tuple[bool, str]:
+    """Run ``checks``: ``(True, the pass line)``, or ``(False, the first failed check's message)``."""
+    try:
+        said = checks()
+    except AssertionError as exc:
+        return False, f"{question}: {str(exc) or 'a public check failed'}"
+    except NotImplementedError:
+        return False, f"{question}: not answered yet (its answer cell still raises NotImplementedError)."
+    except NameError as exc:
+        return False, f"{question}: {exc}: run the answer cell above first, and keep the names as given."
+    except Exception as exc:  # noqa: BLE001 - whatever the student's code raises is feedback here
+        return False, f"{question}: your code raised {type(exc).__name__}: {str(exc)[:300]}"
+    return True, f"{question}: {said if isinstance(said, str) else 'all public checks passed'}"
+
+
+def public_checks(question: str) -> Callable[[Callable[[], object]], Callable[[], object]]:
+    """Decorate a check cell's function: keep it for the summary, run it now, print or raise one line."""
+
+    def run(checks: Callable[[], object]) -> Callable[[], object]:
+        CHECKS[question] = checks
+        passed, line = verdict(question, checks)
+        if not passed:
+            raise CheckFailed(line) from None
+        print(line)
+        return checks
+
+    return run
+
+
+def public_check_summary(questions: list[str]) -> None:
+    """Run every question's public checks again and print one line each, then how many pass."""
+    passed = 0
+    for question in questions:
+        if question in CHECKS:
+            ok, line = verdict(question, CHECKS[question])
+        else:
+            ok, line = False, f"{question}: not checked yet: run its check cell."
+        passed += ok
+        print(("✓ " if ok else "✗ ") + line)
+    print(f"{passed} of {len(questions)} questions pass their public checks.")
