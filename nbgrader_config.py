@@ -32,6 +32,12 @@ c.ExecutePreprocessor.interrupt_on_timeout = True
 # The graders print their feedback; keep nbgrader from truncating it.
 c.LimitOutput.max_lines = 200
 
+# generate_feedback: nbgrader's feedback template with MathJax inlined from a package, not a CDN, so the
+# formulas in a student's feedback render offline (reading_maths/feedback.py).
+from reading_maths.feedback import configure as offline_feedback  # noqa: E402
+
+offline_feedback(c)
+
 # --- LMS downloads: `nbgrader zip_collect ASSIGNMENT` ------------------------------------------------
 # Put the LMS's bulk download (zip files or loose notebooks) in downloaded/<assignment>/archive/, then
 # `nbgrader zip_collect <assignment>` extracts it and files each notebook as submitted/<student>/<assignment>/.

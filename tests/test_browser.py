@@ -2,8 +2,9 @@
 
 A temporary copy of the course is served by ``jupyter lab``. As a student we open the released
 ``code`` notebook, type a softmax into its answer cell, run the cells and read the public check's
-feedback (a targeted assertion for a wrong answer, the success line for a right one), then press
-nbgrader's Validate button. As the instructor we open formgrader from the Nbgrader menu and follow
+feedback (one line in the course's words for a wrong answer, without a traceback; one line saying
+so for a right one), run the last cell's summary of every question, then press nbgrader's Validate
+button. As the instructor we open formgrader from the Nbgrader menu and follow
 the autograded submissions to their scores and to the cells that wait for a hand-marked grade.
 
 Each step leaves a screenshot in ``tests/screenshots/``. The tests skip, saying why, when no
@@ -12,7 +13,6 @@ browser can be had.
 
 from __future__ import annotations
 
-import ast
 import re
 import shutil
 from pathlib import Path
@@ -115,23 +115,15 @@ def gradebook_scores(root: Path) -> dict[tuple[str, str], tuple[float, float]]:
 
 # -- the student's side -----------------------------------------------------------------------------
 
-def check_cell_verdict(check_source: str, answer: str) -> str | None:
-    """What the check cell says about ``answer``: its AssertionError message, or None when it passes."""
+def check_cell_verdict(helper_source: str, check_source: str, answer: str) -> str | None:
+    """What the check cell says about ``answer``: its one-line failure, or None when it passes."""
     namespace = {"np": np}
+    exec(compile(helper_source, "<check-helpers>", "exec"), namespace)  # noqa: S102 - the course's own cell
     exec(compile(answer, "<answer>", "exec"), namespace)  # noqa: S102 - our own fixed answer
     try:
         exec(compile(check_source, "<check>", "exec"), namespace)  # noqa: S102 - the course's own cell
     except AssertionError as exc:
         return str(exc)
-    return None
-
-
-def final_string(source: str) -> str | None:
-    """The string a cell ends with (shown as its result), if it ends with one."""
-    body = ast.parse(source).body
-    if body and isinstance(body[-1], ast.Expr) and isinstance(body[-1].value, ast.Constant) \
-            and isinstance(body[-1].value.value, str):
-        return body[-1].value.value
     return None
 
 
@@ -142,11 +134,14 @@ def test_student_checks_and_validate(lab, course, ctx, shots):
     nb = nbformat.read(root / "release" / "code" / "code.ipynb", as_version=4)
     index = {c.metadata.get("nbgrader", {}).get("grade_id"): i for i, c in enumerate(nb.cells)}
     answer_at, check_at = index["softmax-answer"], index["softmax-check"]
+    summary_at = index["public-checks-summary"]
     setup_at = [i for i, c in enumerate(nb.cells[:answer_at]) if c.cell_type == "code"]
-    check_source = nb.cells[check_at].source
-    wrong_message = check_cell_verdict(check_source, WRONG_SOFTMAX)
-    assert wrong_message, "the public check should reject a softmax that multiplies by T"
-    assert check_cell_verdict(check_source, RIGHT_SOFTMAX) is None, "the public check rejects a right softmax"
+    helper_source, check_source = nb.cells[index["check-helpers"]].source, nb.cells[check_at].source
+    wrong_message = check_cell_verdict(helper_source, check_source, WRONG_SOFTMAX)
+    assert wrong_message and wrong_message.startswith("softmax: ") and "\n" not in wrong_message, \
+        "the public check should reject a softmax that multiplies by T, in one line"
+    assert check_cell_verdict(helper_source, check_source, RIGHT_SOFTMAX) is None, \
+        "the public check rejects a right softmax"
 
     page = ctx.new_page()
     page.goto(lab.at("/lab/tree/release/code/code.ipynb"))
@@ -172,41 +167,52 @@ def test_student_checks_and_validate(lab, course, ctx, shots):
         run_cell(i)
     check = cells.nth(check_at)
 
-    # A wrong answer: the check cell raises, with the message the course wrote for this mistake.
+    # A wrong answer: the check cell fails with one line, the course's message for this mistake, and no traceback.
     type_answer(WRONG_SOFTMAX)
     run_cell(answer_at)
     run_cell(check_at)
     error = check.locator(".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']")
-    expect(error).to_contain_text("AssertionError", timeout=60_000)
-    expect(error).to_contain_text(wrong_message)
+    expect(error).to_have_text(wrong_message, timeout=60_000)
+    for noise in ("Traceback", "AssertionError", "CheckFailed", "assert ", "Cell In["):
+        expect(error).not_to_contain_text(noise)
     error.scroll_into_view_if_needed()
-    shots(page, "student-02-wrong-answer-assertion")
+    shots(page, "student-02-wrong-answer-one-line")
 
-    # The right answer: no error, and the cell's closing line as its result.
+    # The right answer: no error, one line saying so.
     type_answer(RIGHT_SOFTMAX)
     run_cell(answer_at)
     run_cell(check_at)
-    done = final_string(check_source)
     outputs = check.locator(".jp-OutputArea-output")
-    if done:
-        expect(outputs).to_contain_text(done, timeout=60_000)
+    expect(outputs).to_have_text("softmax: all public checks passed", timeout=60_000)
     expect(check.locator(".jp-InputPrompt")).not_to_have_text(re.compile(r"\[\*\]"), timeout=60_000)
     expect(check.locator("[data-mime-type='application/vnd.jupyter.stderr']")).to_have_count(0)
     check.scroll_into_view_if_needed()
-    shots(page, "student-03-right-answer-passes")
+    shots(page, "student-03-right-answer-one-line")
+
+    # The last cell: every question's public checks, run again on the answers as they are now.
+    run_cell(summary_at)
+    summary = cells.nth(summary_at).locator(".jp-OutputArea-output")
+    expect(summary).to_contain_text("1 of 4 questions pass their public checks.", timeout=60_000)
+    text = summary.inner_text()
+    assert "✓ softmax: all public checks passed" in text, text
+    for question in ("attention", "adam_step", "adam"):
+        assert f"✗ {question}: not checked yet" in text, text
+    summary.scroll_into_view_if_needed()
+    shots(page, "student-04-summary")
 
     # nbgrader's Validate button (saves, then validates on the server): the rest is unfinished.
     page.locator(".jp-NotebookPanel-toolbar").get_by_text("Validate", exact=True).click()
     dialog = page.locator(".jp-Dialog")
     expect(dialog).to_contain_text("Validation Results", timeout=90_000)
     report = dialog.inner_text()
-    (SHOTS / "student-04-validate.txt").write_text(report)
-    shots(page, "student-04-validate-dialog")
+    (SHOTS / "student-05-validate.txt").write_text(report)
+    shots(page, "student-05-validate-dialog")
     # validate_all (nbgrader_config.py) makes Validate run the public check cells too
     assert "The following cell failed" in report, report
     dialog.get_by_role("button", name="Ok").click()
     page.close()
     assert "NotImplementedError" in report, report
+    assert "attention: not answered yet" in report, "an unfinished question's check fails in one line"
     assert check_source.splitlines()[0] not in report, \
         "the softmax check passed in the notebook but Validate lists it as failed"
 
