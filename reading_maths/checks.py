@@ -13,6 +13,9 @@ Only the standard library is used: each notebook carries this module, verbatim, 
 ``check-helpers`` cell (students may not have this package); a test keeps the copies equal.
 """
 
+import contextlib
+import io
+import warnings
 from collections.abc import Callable
 
 CHECKS: dict[str, Callable[[], object]] = {}
@@ -28,9 +31,15 @@ class CheckFailed(AssertionError):
 
 
 def verdict(question: str, checks: Callable[[], object]) -> tuple[bool, str]:
-    """Run ``checks``: ``(True, the pass line)``, or ``(False, the first failed check's message)``."""
+    """Run ``checks``: ``(True, the pass line)``, or ``(False, the first failed check's message)``.
+
+    Warnings and stderr output of the code under check are dropped: the verdict is the one line, and
+    nbgrader's Validate would count any stderr output as a failed cell.
+    """
     try:
-        said = checks()
+        with warnings.catch_warnings(), contextlib.redirect_stderr(io.StringIO()):
+            warnings.simplefilter("ignore")
+            said = checks()
     except AssertionError as exc:
         return False, f"{question}: {str(exc) or 'a public check failed'}"
     except NotImplementedError:
