@@ -49,10 +49,16 @@ def offline_mathjax(component: str) -> markupsafe.Markup:
 
 
 def configure(c) -> None:
-    """Make ``nbgrader generate_feedback`` use the course's template (``c``: nbgrader's config object)."""
+    """Make ``nbgrader generate_feedback`` use the course's template (``c``: nbgrader's config object).
+
+    The settings are scoped to the exporter of ``GenerateFeedback`` (traitlets' ``Parent.Child``
+    config): formgrader renders submissions with an ``HTMLExporter`` of its own, whose template
+    must stay nbgrader's ``formgrade``.
+    """
     import nbgrader
 
     formgrader = Path(nbgrader.__file__).resolve().parent / "server_extensions" / "formgrader" / "templates"
-    c.HTMLExporter.template_name = TEMPLATE
-    c.HTMLExporter.extra_template_basedirs = [str(TEMPLATES), str(formgrader)]
-    c.HTMLExporter.filters = {"offline_mathjax": "reading_maths.feedback.offline_mathjax"}
+    exporter = c.GenerateFeedback.HTMLExporter
+    exporter.template_name = TEMPLATE
+    exporter.extra_template_basedirs = [str(TEMPLATES), str(formgrader)]
+    exporter.filters = {"offline_mathjax": "reading_maths.feedback.offline_mathjax"}
