@@ -89,36 +89,36 @@ def answered(tmp_path_factory) -> dict[tuple[str, str], nbformat.NotebookNode]:
     return found
 
 
+def check_outputs(nb) -> dict[str, tuple[str, str]]:
+    """``question -> (stdout, error display)`` of each executed check cell."""
+    by_id = cells(nb)
+    return {q: shown(by_id[f"{q}-check"]) for q in check_questions(nb)}
+
+
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_right_answers_get_one_line_each(answered, assignment):
     nb = answered[(assignment, "right")]
-    by_id = cells(nb)
-    for q in check_questions(nb):
-        out, err = shown(by_id[f"{q}-check"])
+    found = check_outputs(nb)
+    for q, (out, err) in found.items():
         assert not err, f"{q}: {err}"
         assert out.count("\n") == 1 and out.startswith(f"{q}: "), out
-    out, _ = shown(nb.cells[-1])
-    questions = check_questions(nb)
-    assert out.splitlines() == [*(f"✓ {line}" for q in questions for line in shown(by_id[f"{q}-check"])[0].split("\n")
-                                  if line), f"{len(questions)} of {len(questions)} questions pass their public checks."]
+    summary, _ = shown(nb.cells[-1])
+    n = len(found)
+    assert summary.splitlines() == [*(f"✓ {out.strip()}" for out, _ in found.values()),
+                                    f"{n} of {n} questions pass their public checks."]
     if assignment == "code":
-        assert shown(by_id["softmax-check"])[0] == "softmax: all public checks passed\n"
+        assert found["softmax"][0] == "softmax: all public checks passed\n"
 
 
 def test_a_wrong_answer_shows_the_course_message_without_a_traceback(answered):
     nb = answered[("code", "wrong")]
-    by_id = cells(nb)
-    failed = 0
-    for q in check_questions(nb):
-        out, err = shown(by_id[f"{q}-check"])
-        if not err:
-            continue
-        failed += 1
+    failed = {q: (out, err) for q, (out, err) in check_outputs(nb).items() if err}
+    assert len(failed) >= 2, "the catalogued mistakes should fail some public checks"
+    for q, (out, err) in failed.items():
         assert not out and err.startswith(f"{q}: ") and "\n" not in err, err
         assert "Traceback" not in err and "assert " not in err and "Error" not in err.split(":")[0], err
-        ename = next(o.ename for o in by_id[f"{q}-check"].outputs if o.output_type == "error")
+        ename = next(o.ename for o in cells(nb)[f"{q}-check"].outputs if o.output_type == "error")
         assert ename == "CheckFailed"
-    assert failed >= 2, "the catalogued mistakes should fail some public checks"
     summary, _ = shown(nb.cells[-1])
     assert re.search(r"^✗ ", summary, re.M) and summary.rstrip().endswith("questions pass their public checks.")
 
@@ -126,12 +126,11 @@ def test_a_wrong_answer_shows_the_course_message_without_a_traceback(answered):
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_an_unfinished_notebook_says_so_in_one_line_per_question(answered, assignment):
     nb = answered[(assignment, "blank")]
-    by_id = cells(nb)
-    for q in check_questions(nb):
-        _, err = shown(by_id[f"{q}-check"])
+    found = check_outputs(nb)
+    for q, (_, err) in found.items():
         assert err.startswith(f"{q}: ") and "Traceback" not in err, err
     summary, _ = shown(nb.cells[-1])
-    assert summary.rstrip().endswith(f"0 of {len(check_questions(nb))} questions pass their public checks.")
+    assert summary.rstrip().endswith(f"0 of {len(found)} questions pass their public checks.")
 
 
 @pytest.mark.parametrize("kind", ["right", "blank"])
