@@ -33,8 +33,8 @@ c.ExecutePreprocessor.interrupt_on_timeout = True
 c.LimitOutput.max_lines = 200
 
 # generate_feedback: nbgrader's feedback template with MathJax inlined from a package, not a CDN, so the
-# formulas in a student's feedback render offline (reading_maths/feedback.py).
-from reading_maths.feedback import configure as offline_feedback  # noqa: E402
+# formulas in a student's feedback render offline (reading_maths/nbgrader/feedback.py).
+from reading_maths.nbgrader.feedback import configure as offline_feedback  # noqa: E402
 
 offline_feedback(c)
 

@@ -17,9 +17,9 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
+from classroom.builder import ClassBuilder, fill
 from conftest import ROOT
 from reading_maths.course import Assignment, assignments
-from reading_maths.demo import ClassBuilder, fill
 from reading_maths.notebook import grade_id, nbgrader_meta
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -40,8 +40,8 @@ def test_every_notebook_carries_the_helpers_and_a_summary(folder, assignment):
     nb = nbformat.read(ROOT / folder / assignment / f"{assignment}.ipynb", as_version=4)
     by_id = cells(nb)
     helper = by_id["check-helpers"]
-    assert helper.source.split("\n", 1)[1] == (ROOT / "reading_maths" / "checks.py").read_text().rstrip("\n"), \
-        "paste reading_maths/checks.py into the notebook's check-helpers cell"
+    assert helper.source.split("\n", 1)[1] == (ROOT / "reading_maths" / "kit" / "checks.py").read_text().rstrip("\n"), \
+        "paste reading_maths/kit/checks.py into the notebook's check-helpers cell"
     assert nbgrader_meta(helper)["locked"] and not nbgrader_meta(helper)["grade"]
     assert "import reading_maths" not in helper.source and "from reading_maths" not in helper.source
     questions = check_questions(nb)

@@ -16,10 +16,10 @@ import browser as b
 import nbformat
 import pytest
 
+from classroom.builder import ClassBuilder, fill
 from conftest import ROOT
 from reading_maths.course import Assignment
-from reading_maths.demo import ClassBuilder, fill
-from reading_maths.feedback import mathjax_file
+from reading_maths.nbgrader.feedback import mathjax_file
 
 SHOTS = Path(__file__).resolve().parent / "screenshots"
 

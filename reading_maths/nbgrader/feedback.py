@@ -61,4 +61,4 @@ def configure(c) -> None:
     exporter = c.GenerateFeedback.HTMLExporter
     exporter.template_name = TEMPLATE
     exporter.extra_template_basedirs = [str(TEMPLATES), str(formgrader)]
-    exporter.filters = {"offline_mathjax": "reading_maths.feedback.offline_mathjax"}
+    exporter.filters = {"offline_mathjax": "reading_maths.nbgrader.feedback.offline_mathjax"}
