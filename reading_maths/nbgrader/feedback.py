@@ -16,7 +16,7 @@ from pathlib import Path
 
 import markupsafe
 
-TEMPLATES = Path(__file__).resolve().parent / "templates"
+TEMPLATES = Path(__file__).resolve().parents[1] / "templates"
 TEMPLATE = "reading-maths-feedback"
 PACKAGE = "django-static-mathjax"
 
