@@ -72,12 +72,20 @@ def assignments(root: Path) -> list[Assignment]:
     return [Assignment(a, Path(root)) for a in sorted(found)]
 
 
+def own_ids(assignment: Assignment) -> set[str]:
+    """The grade ids that name one of ``assignment``'s questions: its grade, answer, check (and other
+    ``<question>-...``) cells, not the helper cells every notebook of the course carries."""
+    questions = set(assignment.questions) | set(assignment.manual_cells)
+    return {g for c in assignment.source.cells
+            if (g := grade_id(c)) and (g in questions or g.rsplit("-", 1)[0] in questions)}
+
+
 def recognise(nb, root: Path) -> Assignment | None:
-    """The assignment a notebook belongs to, from the grade ids of its cells."""
+    """The assignment a notebook belongs to, from the grade ids of its question cells."""
     ids = {grade_id(c) for c in nb.get("cells", []) if grade_id(c)}
     best, overlap = None, 0
     for assignment in assignments(root):
-        known = {grade_id(c) for c in assignment.source.cells if grade_id(c)}
-        if len(ids & known) > overlap:
-            best, overlap = assignment, len(ids & known)
+        shared = len(ids & own_ids(assignment))
+        if shared > overlap:
+            best, overlap = assignment, shared
     return best
