@@ -12,6 +12,7 @@ import csv
 import fcntl
 import hashlib
 import json
+import re
 import shutil
 import sqlite3
 import subprocess
@@ -307,6 +308,47 @@ def test_rerun_is_idempotent(graded, tmp_path):
     done = reading_maths(course, "autograde", ASSIGNMENT, "--student", "wrong")
     assert "wrong" in done.stdout and "right" not in done.stdout
     assert (gradebook_dump(course), hashes(course / "autograded")) == before[:2]
+
+
+def canonical_dump(course: Path) -> list[str]:
+    """:func:`gradebook_dump`, sorted, with the random ids nbgrader draws for each student's rows replaced by
+    what they stand for (whose submission, which notebook): equal for two runs that left the same rows,
+    in whatever order they recorded the students."""
+    with sqlite3.connect(course / "gradebook.db") as db:
+        names = {i: f"submission of {s}" for i, s in db.execute("SELECT id, student_id FROM submitted_assignment")}
+        names |= {i: f"{names[a]}, notebook {nb}"
+                  for i, a, nb in db.execute("SELECT id, assignment_id, notebook_id FROM submitted_notebook")}
+        names |= {i: "own id" for (i,) in db.execute("SELECT id FROM grade UNION SELECT id FROM comment")}
+    return sorted(re.sub(r"'([0-9a-f]{32})'", lambda m: f"<{names.get(m[1], m[1])}>", line)
+                  for line in gradebook_dump(course))
+
+
+def late_honest_course(prepared: Path, to: Path) -> Path:
+    """The prepared course, honest students only, with a due date, a late plugin, and ``wrong`` 45 hours late."""
+    course = copy_course(prepared / "course", to)
+    for student in BROKEN:
+        shutil.rmtree(course / "submitted" / student)
+    with (course / "nbgrader_config.py").open("a") as config:
+        config.write('\nc.AssignLatePenalties.plugin_class = "reading_maths.nbgrader.late.TenPercentPerDay"\n')
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}", "reading-maths") as gb:
+        gb.update_or_create_assignment(ASSIGNMENT, duedate="2030-01-01 12:00:00 UTC")
+    (course / "submitted" / "wrong" / ASSIGNMENT / "timestamp.txt").write_text("2030-01-03 09:00:00.000000 UTC\n")
+    return course
+
+
+def test_bulk_recording_equals_nbgraders_own_converter(prepared, tmp_path):
+    """One gradebook session per batch, one commit per student, leaves exactly what nbgrader's own converter
+    (``nbgrader autograde``: its own gradebook opens, a commit per cell) leaves: same rows, same files."""
+    ours = late_honest_course(prepared, tmp_path / "ours")
+    theirs = late_honest_course(prepared, tmp_path / "theirs")
+    reading_maths(ours, "autograde", ASSIGNMENT, "--jobs", "2")
+    nbgrader(theirs, "autograde", ASSIGNMENT, "--create", "--force", "--log-level=WARN")
+    assert canonical_dump(ours) == canonical_dump(theirs)
+    assert hashes(ours / "autograded") == hashes(theirs / "autograded")
+    with Gradebook(f"sqlite:///{ours / 'gradebook.db'}") as gb:  # the late penalty is on the recorded score
+        late = gb.find_submission_notebook(ASSIGNMENT, ASSIGNMENT, "wrong")
+        assert late.score > 0 and late.late_submission_penalty == pytest.approx(0.2 * late.score)  # 2 started days
+        assert not gb.find_submission_notebook(ASSIGNMENT, ASSIGNMENT, "right").late_submission_penalty
 
 
 # --- stock nbgrader autograde (the hidden test cells call reading_maths.nbgrader.in_kernel) --------------------

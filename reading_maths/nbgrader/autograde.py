@@ -8,9 +8,10 @@ A reader follows one assignment through named steps:
    (:func:`reading_maths.grading.batch.grade_many`, with its progress bar);
 3. :func:`record` — per student, nbgrader's ``Autograde`` converter with the sandbox's results injected
    in place of its kernel (:mod:`reading_maths.nbgrader.steps`): nbgrader itself writes ``autograded/``,
-   the timestamps, the late penalties and the grades; the full structured result of each notebook is
-   kept beside it, in ``autograded/<student>/<assignment>.json`` (:func:`save_results`). No student
-   code runs in this process;
+   the timestamps, the late penalties and the grades, all in one gradebook session for the batch
+   committed once per student (:mod:`reading_maths.nbgrader.session`); the full structured result of
+   each notebook is kept beside it, in ``autograded/<student>/<assignment>.json`` (:func:`save_results`).
+   No student code runs in this process;
 4. :func:`record_refused` — a submission nbgrader refuses (not a notebook, a duplicated grade id, ...) gets
    0 on every question and a comment saying why, written with :class:`nbgrader.api.Gradebook`.
 5. once for the batch, in one gradebook session: :func:`release_zero_point_tasks` and :func:`read_back`.
@@ -44,6 +45,7 @@ from traitlets.config import Config
 from reading_maths.grading.batch import grade_many
 from reading_maths.grading.engine import Settings
 from reading_maths.nbgrader.environment import use_nbgrader_env
+from reading_maths.nbgrader.session import batch_gradebook
 from reading_maths.nbgrader.steps import SandboxedAutograde
 from reading_maths.reports.escape import markdown_text
 from reading_maths.results import GradeResult
@@ -92,16 +94,16 @@ def open_course(root: Path, assignment: str) -> tuple[AutogradeApp, CourseDirect
     return app, app.coursedir
 
 
-def notebook_ids(coursedir: CourseDirectory, assignment: str) -> list[str]:
+def notebook_ids(gb: Gradebook, assignment: str) -> list[str]:
     """The assignment's notebooks, as the gradebook lists them."""
-    with Gradebook(coursedir.db_url, coursedir.course_id) as gb:
-        return sorted(nb.name for nb in gb.find_assignment(assignment).notebooks)
+    return sorted(nb.name for nb in gb.find_assignment(assignment).notebooks)
 
 
 def find_submissions(coursedir: CourseDirectory, assignment: str, student: str | None = None) -> list[Submission]:
     """Step 1: the students' folders under ``submitted/`` (nbgrader's layout), sorted by student id."""
     pattern = coursedir.format_path(coursedir.submitted_directory, "(?P<student>[^/]+)", assignment, escape=True)
-    notebooks = notebook_ids(coursedir, assignment)
+    with Gradebook(coursedir.db_url, coursedir.course_id) as gb:
+        notebooks = notebook_ids(gb, assignment)
     found = []
     for folder in sorted(glob.glob(coursedir.format_path(coursedir.submitted_directory, student or "*", assignment))):
         match = re.fullmatch(pattern, folder)
@@ -204,26 +206,26 @@ def release_zero_point_tasks(gb: Gradebook, assignment: str, student: str) -> No
                 grade.needs_manual_grade = False
 
 
-def record_refused(coursedir: CourseDirectory, submission: Submission, assignment: str, reason: str) -> None:
-    """Step 4: 0 on every question of a refused submission, the reason as each comment.
+def record_refused(gb: Gradebook, coursedir: CourseDirectory, submission: Submission, assignment: str,
+                   reason: str) -> None:
+    """Step 4: 0 on every question of a refused submission, the reason as each comment (not committed).
 
     The grades are flagged as needing a manual look, so formgrader lists the submission for review;
     an instructor's manual score, if any, is kept.
     """
     timestamp = coursedir.get_existing_timestamp(str(submission.folder))
-    with Gradebook(coursedir.db_url, coursedir.course_id) as gb, warnings.catch_warnings():
+    with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         gb.update_or_create_student(submission.student)
         extra = {"timestamp": timestamp} if timestamp else {}
         gb.update_or_create_submission(assignment, submission.student, **extra)
-        for nb in notebook_ids(coursedir, assignment):
+        for nb in notebook_ids(gb, assignment):
             notebook = gb.find_submission_notebook(nb, assignment, submission.student)
             for grade in notebook.grades:
                 grade.auto_score = 0.0
                 grade.needs_manual_grade = True
             for comment in notebook.comments:
                 comment.auto_comment = markdown_text(f"Not graded, 0 recorded: {reason}")
-        gb.db.commit()
 
 
 def results_path(coursedir: CourseDirectory, student: str, assignment: str) -> Path:
@@ -263,37 +265,39 @@ def autograde(root: Path, assignment: str, settings: Settings, *, student: str |
     """Grade every submission of ``assignment`` (or one student's) and record it in nbgrader's gradebook.
 
     ``scheduler``: grade on the Dask cluster at this address (``tcp://host:8786``) instead of ``jobs``
-    local processes; recording stays here.
+    local processes; recording stays here, in one gradebook session committed once per student.
     """
     root = Path(root).resolve()
     app, coursedir = open_course(root, assignment)
     submissions = find_submissions(coursedir, assignment, student)
     refusals: dict[str, str | None] = {}
+    with batch_gradebook(coursedir.db_url, coursedir.course_id) as batch:  # one session for the batch
 
-    def settle(submission: Submission, results: dict) -> None:
-        if submission.notebooks:
-            reason = record(app, coursedir, submission, assignment, results)
-        else:
-            found = sorted(p.name for p in submission.folder.iterdir()) if submission.folder.is_dir() else []
-            expected = ", ".join(f"{nb}.ipynb" for nb in notebook_ids(coursedir, assignment))
-            reason = f"no {expected} in the submission (it holds: {', '.join(found) or 'nothing'})"
-        if reason is not None:
-            reason = reason.replace(f"{root}{os.sep}", "")  # paths as the course sees them, whatever its folder
-            record_refused(coursedir, submission, assignment, reason)
-        save_results(coursedir, submission.student, assignment,
-                     {nb: results[(submission.student, nb)] for nb in submission.notebooks
-                      if (submission.student, nb) in results})
-        refusals[submission.student] = reason
-        log.info("recorded %s", submission.student)
+        def settle(submission: Submission, results: dict) -> None:
+            if submission.notebooks:
+                reason = record(app, coursedir, submission, assignment, results)
+            else:
+                found = sorted(p.name for p in submission.folder.iterdir()) if submission.folder.is_dir() else []
+                expected = ", ".join(f"{nb}.ipynb" for nb in notebook_ids(batch.gradebook, assignment))
+                reason = f"no {expected} in the submission (it holds: {', '.join(found) or 'nothing'})"
+            if reason is not None:
+                batch.rollback()  # whatever nbgrader had written for this student before it refused
+                reason = reason.replace(f"{root}{os.sep}", "")  # paths as the course sees them, whatever its folder
+                record_refused(batch.gradebook, coursedir, submission, assignment, reason)
+            batch.commit()
+            save_results(coursedir, submission.student, assignment,
+                         {nb: results[(submission.student, nb)] for nb in submission.notebooks
+                          if (submission.student, nb) in results})
+            refusals[submission.student] = reason
+            log.info("recorded %s", submission.student)
 
-    results = grade_submissions(submissions, settings, root, assignment, jobs, progress, on_submission=settle,
-                                scheduler=scheduler)
-    for submission in submissions:
-        if submission.student not in refusals:  # nothing to grade: settled here
-            settle(submission, results)
-    with Gradebook(coursedir.db_url, coursedir.course_id) as gb:  # one session for the batch, not one each
+        results = grade_submissions(submissions, settings, root, assignment, jobs, progress, on_submission=settle,
+                                    scheduler=scheduler)
+        for submission in submissions:
+            if submission.student not in refusals:  # nothing to grade: settled here
+                settle(submission, results)
         for student, reason in refusals.items():
             if reason is None:
-                release_zero_point_tasks(gb, assignment, student)
-        gb.db.commit()
-        return [read_back(gb, assignment, s.student, refusals[s.student]) for s in submissions]
+                release_zero_point_tasks(batch.gradebook, assignment, student)
+        batch.commit()
+        return [read_back(batch.gradebook, assignment, s.student, refusals[s.student]) for s in submissions]
