@@ -5,6 +5,9 @@ little-endian bytes of one of three dtypes (float64, int64, bool) with their sha
 tuples, dicts and sets are tagged, complex numbers are refused, and a trusted callback travels as
 a number.  Nothing is ever pickled, and
 decoding builds only plain Python and NumPy objects, checking every size on the way.
+
+NumPy is imported when a value first needs it (:func:`_numpy`): a sandboxed child whose student never
+imports NumPy, and that is sent no array, does not pay for importing it (most of a child's start).
 """
 
 from __future__ import annotations
@@ -15,16 +18,16 @@ import math
 import numbers
 import os
 import struct
+import sys
 from typing import Any, BinaryIO
-
-import numpy as np
 
 MAX_MESSAGE = 64 * 1024 * 1024
 MAX_ITEMS = 2_000_000
 """The decode budget of one message: at most this many JSON values (counted before parsing), so a
 64 MiB message of millions of empty lists is refused in milliseconds rather than parsed in seconds."""
 MAX_DEPTH = 40
-DTYPES = {"f8": np.float64, "i8": np.int64, "b1": np.bool_}
+DTYPES = {"f8": "float64", "i8": "int64", "b1": "bool"}
+"""The array kinds that travel: wire code -> NumPy dtype."""
 _HEADER = struct.Struct(">I")
 COMPLEX = "complex"
 """The type name complex numbers travel as: refused, since every answer of the course is real."""
@@ -53,12 +56,20 @@ class Callback:
 
 # -- values ------------------------------------------------------------------------------------
 
+def _numpy() -> Any:
+    """NumPy, imported on first use."""
+    import numpy
+
+    return numpy
+
+
 def _array(value: Any) -> dict:
     """An array-like as raw little-endian bytes in C order, keeping its shape (0-d stays 0-d).
 
     Integers that do not fit int64 (large uint64) travel as float64, which is what the graders
     read every number as; complex numbers are refused (see :func:`encode`).
     """
+    np = _numpy()
     arr = np.array(value, subok=False)
     if np.iscomplexobj(arr):
         raise TypeError("complex")
@@ -76,7 +87,8 @@ def encode(value: Any, callbacks: list | None = None, depth: int = 0) -> Any:
     """Turn a value into wire data; functions become callbacks when ``callbacks`` collects them."""
     if depth > MAX_DEPTH:
         return {"__unencodable__": "nesting too deep"}
-    if value is None or isinstance(value, (bool, np.bool_)):
+    np = sys.modules.get("numpy")  # not imported yet: no value here can be one of its types
+    if value is None or isinstance(value, bool) or (np is not None and isinstance(value, np.bool_)):
         return None if value is None else bool(value)
     if isinstance(value, str):
         return str.__str__(value)
@@ -86,7 +98,7 @@ def encode(value: Any, callbacks: list | None = None, depth: int = 0) -> Any:
         return float(value)
     if isinstance(value, numbers.Complex):
         return {"__unencodable__": COMPLEX}
-    if isinstance(value, np.ndarray) or (hasattr(value, "__array__") and not callable(value)):
+    if (np is not None and isinstance(value, np.ndarray)) or (hasattr(value, "__array__") and not callable(value)):
         try:
             return _array(value)
         except Exception as exc:  # noqa: BLE001 - an object array or a strange class: not numbers
@@ -105,7 +117,7 @@ def encode(value: Any, callbacks: list | None = None, depth: int = 0) -> Any:
     return {"__unencodable__": type(value).__name__}
 
 
-def _decode_array(spec: Any) -> np.ndarray:
+def _decode_array(spec: Any) -> Any:
     if not (isinstance(spec, list) and len(spec) == 3):
         raise WireError("bad array")
     code, shape, data = spec
@@ -117,6 +129,7 @@ def _decode_array(spec: Any) -> np.ndarray:
         raw = base64.b64decode(data, validate=True)
     except ValueError:
         raise WireError("bad array data") from None
+    np = _numpy()
     dtype = np.dtype(f"<{code}")
     size = math.prod(shape)  # Python integers: a product that would wrap around in int64 cannot match
     if len(raw) != size * dtype.itemsize:
