@@ -97,7 +97,7 @@ def test_html_has_plots_and_a_mistake_table(course, tmp_path):
     assert data["mistakes"], "the wrong student's catalogued mistakes are counted"
     for m in data["mistakes"]:
         assert m["count"] >= 1 and f"<td>{m['mistake']}</td><td>{m['count']}</td>" in table
-    assert set(data["difficulty"]["code"]) == {"softmax", "attention", "adam_step", "adam"}
+    assert set(data["difficulty"]["code"]) == {"softmax", "attention", "adam_step", "adam", "dpo_loss"}
 
 
 def test_report_command_writes_to_out(course, tmp_path):

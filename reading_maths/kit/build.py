@@ -33,7 +33,8 @@ ENTRIES = (1, 2, 3)
 THRESHOLDS = (0.5, 0.7, 0.85, 1.0)
 """A strength case passes when the test kills at least this share of the mutants that count."""
 COURSE_EQUATIONS = {
-    "scaled dot-product attention": r"\mathrm{Attention}(Q, K, V) = \mathrm{softmax}\left(\frac{QK^T}{\sqrt{d_k}}\right) V",
+    "scaled dot-product attention":
+        r"\mathrm{Attention}(Q, K, V) = \mathrm{softmax}\left(\frac{QK^T}{\sqrt{d_k}}\right) V",
     "softmax with a temperature": r"q_i = \frac{\exp(z_i / T)}{\sum_j \exp(z_j / T)}",
     "Adam's update": r"\theta_t = \theta_{t-1} - \alpha \hat{m}_t / (\sqrt{\hat{v}_t} + \epsilon)",
     "the DPO loss": r"L = -\mathbb{E}\left[\log \sigma\left(\beta\left(\left(\log \pi(y_w|x) - \log ref(y_w|x)\right)"
@@ -173,12 +174,15 @@ def strong(e: _Entry, threshold: float, seed: int) -> None:
     inputs = variations(e.entry["inputs"], hidden_rng(seed, e.name))
     try:
         found = judged(impl, test, inputs)
-    except (LookupError, ValueError) as exc:
+    except (LookupError, ValueError, StudentError) as exc:
         raise AssertionError(f"{e.name}: the source of your implementation cannot be read ({exc}); write it as "
                              "one def in a cell.") from None
     except (CallTimeout, ProcessDied):
         raise AssertionError(f"{e.name}: a mutant of your implementation stopped the notebook's process, so your "
                              "test could not be judged.") from None
+    if found.test_failed:
+        raise AssertionError(f"{e.name}: your test fails on your own implementation, so it cannot judge altered "
+                             "copies of it: make it pass first.")
     if found.decoy_failed:
         raise AssertionError(f"{e.name}: your test fails on your own implementation defined again unchanged "
                              f"({found.decoy_failed}), so it judges something other than what the function "

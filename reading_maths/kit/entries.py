@@ -129,7 +129,7 @@ def same_output(actual, expected):
     if a.shape != b.shape:
         return False
     with np.errstate(invalid="ignore", over="ignore"):
-        close = np.abs(a - b) <= TOLERANCE * (1 + np.abs(b))
+        close = (np.abs(a - b) <= TOLERANCE * (1 + np.abs(b))) & np.isfinite(b)
     return bool(np.all(close | (np.isnan(a) & np.isnan(b)) | (np.isinf(b) & (a == b))))
 
 
@@ -144,7 +144,7 @@ def shape_problems(entry, output):
         if len(declared) != len(shape):
             problems.append(f"{symbol} should have shape {declared}, but in the example it has shape {shape}")
             continue
-        for dim, size in zip(declared, shape):
+        for dim, size in zip(declared, shape, strict=True):
             if isinstance(dim, int) and dim != size:
                 problems.append(f"{symbol} should have size {dim} where it has size {size}")
             elif isinstance(dim, str) and sizes.setdefault(dim, (size, symbol))[0] != size:

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections import Counter
 from dataclasses import dataclass
 
 from pylatexenc.latexencode import unicode_to_latex
@@ -66,7 +65,7 @@ class Token:
 
 
 def from_unicode(text: str) -> str:
-    """Unicode maths (``"β₁"``, ``"σ²"``, ``"ŷ"``) rewritten as LaTeX (``"\\beta_{1}"``, ``"\\sigma^{2}"``, ``"\\hat{y}"``)."""
+    """Unicode maths as LaTeX: ``"β₁"``, ``"σ²"``, ``"ŷ"`` are ``"\\beta_{1}"``, ``"\\sigma^{2}"``, ``"\\hat{y}"``."""
     text = re.sub(r"(\w)\u0302", r"\\hat{\1}", unicodedata.normalize("NFD", str(text)))
     text = re.sub(r"(\w)\u0304", r"\\bar{\1}", text)
     text = re.sub(r"(\w)\u0303", r"\\tilde{\1}", text)
@@ -209,7 +208,14 @@ def symbols(latex: str) -> list[str]:
         if label is None and ((name == "\\pi" and following != "(") or (name == "e" and following == "^")):
             continue  # the constants 3.14159... and 2.71828..., not a policy or a variable
         found[f"{name}_{{{label}}}" if label else name] = None
-    return list(found)
+    indices = {t.text for s in found if "_{" in s for t in _walk_label(s)}
+    return [s for s in found if s not in indices]  # the i and j of M_{ij} are indices, wherever they appear
+
+
+def _walk_label(symbol: str) -> list[Token]:
+    """The letters of a symbol's subscript label: ``"M_{ij}"`` → i, j."""
+    label = symbol.split("_{", 1)[1][:-1]
+    return [t for t in tokens(label) if t.kind == "letter"]
 
 
 def base(symbol: str) -> str:
@@ -228,11 +234,11 @@ def uncovered(equation: str, keys: list[str]) -> list[str]:
     return [s for s in symbols(equation) if s not in named and base(s) not in named]
 
 
-def fingerprint(latex: str) -> tuple[tuple[str, ...], frozenset[str], tuple]:
+def fingerprint(latex: str) -> tuple[tuple[str, ...], frozenset[str], frozenset[str]]:
     """What makes two equations the same: their token sequence, and their symbols and operators as sets."""
     toks = [t for t in tokens(latex) if t.kind not in ("open", "close")]
-    ops = Counter(t.text for t in toks if t.kind in ("op", "punct") and t.text not in ("(", ")", "[", "]", "{", "}"))
-    return tuple(t.text for t in toks), frozenset(symbols(latex)), tuple(sorted(ops.items()))
+    ops = {t.text for t in toks if t.kind in ("op", "punct") and t.text not in ("(", ")", "[", "]", "{", "}")}
+    return tuple(t.text for t in toks), frozenset(symbols(latex)), frozenset(ops)
 
 
 def same_equation(a: str, b: str) -> bool:

@@ -43,6 +43,8 @@ class Strength:
     """what the surviving mutants changed, in the order of the implementation's lines"""
     not_tried: int = 0
     """mutants left when the time for this entry ran out (counted as survivors)"""
+    test_failed: bool = False
+    """the test fails on the implementation itself: no mutant can be judged"""
     decoy_failed: str | None = None
 
     @property
@@ -52,7 +54,7 @@ class Strength:
     @property
     def share(self) -> float:
         """The share of the counted mutants the test killed (1 when every mutant is equivalent)."""
-        if self.decoy_failed:
+        if self.decoy_failed or self.test_failed:
             return 0.0
         return self.killed / self.counted if self.counted else 1.0
 
@@ -100,6 +102,14 @@ def _fails(call: Callable[[], Any]) -> bool:
     return _outcome(call)[0] == "error"
 
 
+def _equivalent(implementation: Any, source: str, name: str, inputs: list[dict], originals: list[tuple]) -> bool:
+    """The mutant in ``source`` gives the implementation's outcome on every input (stops at the first that differs)."""
+    for kw, original in zip(inputs, originals, strict=True):
+        if not _same(_outcome(lambda kw=kw: run_patched(implementation, implementation, source, name, **kw)), original):
+            return False
+    return True
+
+
 def judge(implementation: Any, test: Any, inputs: list[dict[str, Any]], budget: float = BUDGET) -> Strength:
     """Run ``test`` against the decoys and the mutants of ``implementation``.
 
@@ -110,6 +120,9 @@ def judge(implementation: Any, test: Any, inputs: list[dict[str, Any]], budget: 
     source = definition(implementation)
     name = parse_function(source).name
     result = Strength()
+    if _fails(test):
+        result.test_failed = True
+        return result
     for decoy in decoys(source):
         if _fails(lambda d=decoy: run_patched(test, implementation, d.source, name)):
             result.decoy_failed = decoy.description
@@ -124,11 +137,9 @@ def judge(implementation: Any, test: Any, inputs: list[dict[str, Any]], budget: 
             result.not_tried = len(found) - number
             survivors += found[number:]
             break
-        outputs = (_outcome(lambda kw=kw: run_patched(implementation, implementation, mutant.source, name, **kw))
-                   for kw in inputs)
-        if all(_same(out, original) for out, original in zip(outputs, originals, strict=False)):
+        if _equivalent(implementation, mutant.source, name, inputs, originals):
             result.equivalent += 1
-        elif _fails(lambda: run_patched(test, implementation, mutant.source, name)):
+        elif _fails(lambda s=mutant.source: run_patched(test, implementation, s, name)):
             result.killed += 1
         else:
             survivors.append(mutant)
