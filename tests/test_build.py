@@ -13,13 +13,12 @@ import numpy as np
 import pytest
 
 from conftest import ROOT
-from reading_maths import latex
 from reading_maths.course import Assignment
-from reading_maths.entries import EntryFormatError, check_entry, read_entry, same_output
-from reading_maths.graderkit import reference
-from reading_maths.mutation import decoys, mutants
+from reading_maths.kit import latex, reference
+from reading_maths.kit.entries import EntryFormatError, check_entry, read_entry, same_output
+from reading_maths.kit.mutation import decoys, mutants
+from reading_maths.kit.strength import judge, variations
 from reading_maths.notebook import SOLUTION_MARKERS, grade_id, nbgrader_meta, read_notebook
-from reading_maths.strength import judge, variations
 
 BUILD = Assignment("build", ROOT)
 ENTRIES = ["entry_1", "entry_2", "entry_3"]
@@ -57,9 +56,9 @@ def test_questions_points_and_hand_marked_cells():
 
 def test_format_cell_is_the_entries_module_verbatim():
     body = _cells()["entry-format"].source.split("\n", 1)[1]
-    assert body == (ROOT / "reading_maths" / "entries.py").read_text().rstrip("\n"), \
-        "paste reading_maths/entries.py into the notebook's entry-format cell"
-    source = (ROOT / "reading_maths" / "entries.py").read_text()
+    assert body == (ROOT / "reading_maths" / "kit" / "entries.py").read_text().rstrip("\n"), \
+        "paste reading_maths/kit/entries.py into the notebook's entry-format cell"
+    source = (ROOT / "reading_maths" / "kit" / "entries.py").read_text()
     imports = {line.split()[1].split(".")[0] for line in source.splitlines() if line.startswith(("import ", "from "))}
     assert imports <= {"math", "re", "numpy"}, imports
 

@@ -9,7 +9,7 @@ Tolerance: the default rtol 1e-6 (softplus is well-conditioned).
 import numpy as np
 from otter.test_files import test_case
 
-from reading_maths.graderkit import Mistake, Question, hidden_rng, reference
+from reading_maths.kit import Mistake, Question, hidden_rng, reference
 
 OK_FORMAT = False
 name = "dpo_loss"
