@@ -189,8 +189,9 @@ def strong(e: _Entry, threshold: float, seed: int) -> None:
                              "computes. Test the outputs.")
     if found.share >= threshold:
         return
+    steps = ", ".join(f"{t:.0%}" for t in THRESHOLDS[:-1]) + f" and {THRESHOLDS[-1]:.0%}"
     lines = [f"{e.name}: your test caught {found.killed} of the {found.counted} mutants of your implementation "
-             f"({found.share:.0%}); this case needs {threshold:.0%}."]
+             f"({found.share:.0%}); it earns a point at each of {steps}."]
     habit = test_habits(_source(test))
     if habit:
         lines.append(habit)
