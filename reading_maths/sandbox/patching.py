@@ -78,6 +78,14 @@ def _cpu_limit(seconds: float):
             signal.signal(signal.SIGPROF, previous)
 
 
+def _copy_of(value: Any, original: Any) -> bool:
+    """``value`` is the same ``def`` run again (in another cell): it stands for the same function."""
+    a, b = getattr(value, "__code__", None), getattr(original, "__code__", None)
+    if a is None or b is None or getattr(value, "__name__", None) != getattr(original, "__name__", None):
+        return False
+    return (a.co_code, a.co_consts, a.co_names) == (b.co_code, b.co_consts, b.co_names)
+
+
 def call_patched(namespace: MutableMapping[str, Any], patch: Patch, original: Any, function: Callable,
                  args: tuple | list = (), kwargs: dict | None = None, limit: float = SOFT_LIMIT) -> Any:
     """Call ``function(*args, **kwargs)`` while ``patch`` stands in for ``original`` in ``namespace``.
@@ -89,7 +97,8 @@ def call_patched(namespace: MutableMapping[str, Any], patch: Patch, original: An
     patch:
         the replacement ``def``; it is compiled with a copy of ``namespace`` as its globals.
     original:
-        the student's function it replaces: every name of ``namespace`` bound to it is rebound.
+        the student's function it replaces: every name of ``namespace`` bound to it (or to the same
+        ``def`` run again) is rebound.
     function:
         what to call; when it is ``original`` itself, the replacement is called.
     limit:
@@ -102,7 +111,7 @@ def call_patched(namespace: MutableMapping[str, Any], patch: Patch, original: An
     scope = dict(namespace)
     exec(compile(patch.source, "<mutant>", "exec"), scope)  # noqa: S102 - student code, in its own process
     replacement = scope[patch.function]
-    aliases = [name for name, value in list(namespace.items()) if value is original]
+    aliases = [name for name, value in list(namespace.items()) if value is original or _copy_of(value, original)]
     for name in aliases:
         namespace[name] = replacement
     try:

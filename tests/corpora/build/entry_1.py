@@ -359,6 +359,29 @@ def attention_with_a_mask_argument(Q, K, V, mask):
     return masked_attention(Q, K, V, mask)
 
 
+def test_gelu_asserts_true():
+    gelu([-1.0, 0.0, 1.0])
+    assert True
+
+
+def test_attention_shape_only():
+    out = masked_attention(np.eye(2), np.eye(2), [[1.0, 2.0], [3.0, 4.0]], [[True, False], [True, True]])
+    assert out.shape == (2, 2)
+
+
+_KL_ID = id(kl_gaussians)
+
+
+def test_kl_identity():
+    assert id(kl_gaussians) == _KL_ID
+    assert np.allclose(kl_gaussians([3.0], [1.0], [0.0], [1.0]), 4.5)
+
+
+KL_MISREAD = dict(KL, example={"inputs": KL["example"]["inputs"], "output": [0.0, 0.6931]})  # only log(2/1)
+CE_WITHOUT_N = dict(CROSS_ENTROPY, symbols={k: v for k, v in CROSS_ENTROPY["symbols"].items() if k != "N"})
+GELU_LONG = dict(GELU, example={"inputs": {"x": [-1.25, 0.3333, 2.7182]}, "output": [-0.1323, 0.2102, 2.7098]})
+
+
 def _wrong(entry, implementation, test):
     return {"entry_1": entry, "implementation_1": implementation, "test_1": test}
 
@@ -382,6 +405,14 @@ WRONG = {
     "implementation-crashes": (_wrong(RMS_NORM, crashing_rms_norm, test_crashing),
                                "your implementation raised AxisError"),
     "no-example": (_wrong(NO_EXAMPLE, rms_norm, test_rms_norm), "has no 'example'"),
+    "gelu-test-asserts-only-true": (_wrong(GELU, gelu, test_gelu_asserts_true), "only asserts a constant"),
+    "attention-test-checks-only-the-shape": (_wrong(MASKED_ATTENTION, masked_attention, test_attention_shape_only),
+                                             "only checks the shape"),
+    "kl-test-judges-identity": (_wrong(KL, kl_gaussians, test_kl_identity), "defined again unchanged"),
+    "kl-example-not-reproduced": (_wrong(KL_MISREAD, kl_gaussians, test_kl_gaussians), "the output you worked by hand"),
+    "cross-entropy-missing-symbol": (_wrong(CE_WITHOUT_N, cross_entropy, test_cross_entropy),
+                                     "the symbol table has no row for `N`"),
+    "gelu-example-not-tiny": (_wrong(GELU_LONG, gelu, test_gelu), "long numbers such as 0.3333"),
     "implementation-not-a-function": (_wrong(RMS_NORM, "x / rms(x) * g", test_rms_norm), "should be a function"),
 }
 
