@@ -126,10 +126,12 @@ BUILDERS = [roster.Student("ada", "Ada", "Lovelace", "right"), roster.Student("a
 def build_class(tmp_path_factory):
     work = tmp_path_factory.mktemp("demo-build") / "course"
     assert demo.prepare(ROOT, work, ["build"]) == ["build"]
+    old = os.environ.pop("READING_MATHS_COURSE", None)  # the demo's commands find the course from their folder
     try:
         demo.run_class(work, BUILDERS, ["build"], log=lambda _: None)
     finally:
-        os.environ["READING_MATHS_COURSE"] = str(ROOT)
+        if old is not None:
+            os.environ["READING_MATHS_COURSE"] = old
     return work
 
 
