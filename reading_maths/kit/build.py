@@ -25,7 +25,7 @@ from otter.test_files import test_case
 from reading_maths.kit import latex
 from reading_maths.kit.entries import EntryFormatError, read_entry, same_output, shape_problems, tiny_problems
 from reading_maths.kit.reference import hidden_rng
-from reading_maths.kit.strength import judged, variations
+from reading_maths.kit.strength import MIN_MUTANTS, judged, variations
 from reading_maths.sandbox.errors import CallTimeout, ProcessDied, StudentError
 from reading_maths.sandbox.trials import definition
 
@@ -187,6 +187,10 @@ def strong(e: _Entry, threshold: float, seed: int) -> None:
         raise AssertionError(f"{e.name}: your test fails on your own implementation defined again unchanged "
                              f"({found.decoy_failed}), so it judges something other than what the function "
                              "computes. Test the outputs.")
+    if found.mutants < MIN_MUTANTS:
+        raise AssertionError(f"{e.name}: your implementation has too little code of its own to make mutants of "
+                             f"({found.mutants}), so your test cannot be judged: write the equation's computation "
+                             "in the function itself, not in another function it calls.")
     if found.share >= threshold:
         return
     steps = ", ".join(f"{t:.0%}" for t in THRESHOLDS[:-1]) + f" and {THRESHOLDS[-1]:.0%}"

@@ -28,6 +28,8 @@ from reading_maths.sandbox.trials import definition, run_patched
 BUDGET = 90.0
 """Seconds for all the mutants of one entry; a test slower than that is judged on the ones tried."""
 VARIATIONS = 3
+MIN_MUTANTS = 3
+"""Fewer mutants than this cannot judge a test: the implementation hands its work to other code."""
 
 
 @dataclass

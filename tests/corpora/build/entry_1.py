@@ -356,7 +356,7 @@ def test_layer_norm():
 
 
 def attention_with_a_mask_argument(Q, K, V, mask):
-    return masked_attention(Q, K, V, mask)
+    return masked_attention(Q, K, V, mask)  # nothing of its own to mutate: its test cannot be judged
 
 
 def test_gelu_asserts_true():
@@ -402,6 +402,8 @@ WRONG = {
     "copy-of-the-worked-entry": (_wrong(_worked_copy(), layer_norm, test_layer_norm), "the worked entry (layer norm)"),
     "the-course-attention": (_wrong(COURSE_ATTENTION, attention_with_a_mask_argument, test_masked_attention),
                              "the same as scaled dot-product attention's"),
+    "implementation-hands-its-work-to-a-helper": (_wrong(MASKED_ATTENTION, attention_with_a_mask_argument,
+                                                         test_runs_only), "too little code of its own"),
     "implementation-crashes": (_wrong(RMS_NORM, crashing_rms_norm, test_crashing),
                                "your implementation raised AxisError"),
     "no-example": (_wrong(NO_EXAMPLE, rms_norm, test_rms_norm), "has no 'example'"),
