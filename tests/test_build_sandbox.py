@@ -15,7 +15,6 @@ import nbformat
 import numpy as np
 import pytest
 from nbclient import NotebookClient
-from test_sandbox import SANDBOX, session
 
 from conftest import ROOT
 from reading_maths.course import Assignment
@@ -23,6 +22,7 @@ from reading_maths.grading.engine import Settings, grade
 from reading_maths.notebook import SOLUTION_MARKERS, grade_id, is_test_cell
 from reading_maths.sandbox.errors import CallTimeout, StudentError
 from reading_maths.sandbox.trials import definition, run_patched
+from test_sandbox import SANDBOX, session
 
 SOURCE = ROOT / "source" / "build" / "build.ipynb"
 IMPLEMENTATION = "def twice(x):\n    # doubles\n    return 2 * x\n\nimplementation_1 = twice\n"

@@ -8,10 +8,10 @@ any part of this package beyond the child's entry point and its wire could be re
 from pathlib import Path
 
 import pytest
-from test_sandbox import SANDBOX, needs_isolation, session
 
 from conftest import ROOT
 from reading_maths.sandbox.process import CHILD_FILES
+from test_sandbox import SANDBOX, needs_isolation, session
 
 WALK = r"""
 import os
