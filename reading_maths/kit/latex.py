@@ -20,6 +20,7 @@ from pylatexenc.latexencode import unicode_to_latex
 from pylatexenc.latexwalker import (
     LatexCharsNode,
     LatexCommentNode,
+    LatexEnvironmentNode,
     LatexGroupNode,
     LatexMacroNode,
     LatexMathNode,
@@ -132,7 +133,7 @@ def _walk(nodes) -> list[Token]:
     for node in nodes or []:
         if isinstance(node, LatexCharsNode):
             out += _chars(node.chars)
-        elif isinstance(node, (LatexGroupNode, LatexMathNode)):
+        elif isinstance(node, (LatexGroupNode, LatexMathNode, LatexEnvironmentNode)):  # cases, aligned...
             out += [Token("open", "{"), *_walk(node.nodelist), Token("close", "}")]
         elif isinstance(node, LatexSpecialsNode):
             out.append(Token("punct", node.specials_chars))

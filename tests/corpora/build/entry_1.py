@@ -2,7 +2,7 @@
 
 Each answer is the three names of an entry, ``entry_1``, ``implementation_1`` and ``test_1``.  Tests call
 their implementation by its own name, as students write them; the mutants stand in for it under every name
-it has.  :func:`moved` gives the same corpus for entries 2 and 3.
+it has.  Entries 2 and 3 have corpora of their own, on other equations.
 """
 
 import math
@@ -417,12 +417,3 @@ WRONG = {
     "gelu-example-not-tiny": (_wrong(GELU_LONG, gelu, test_gelu), "long numbers such as 0.3333"),
     "implementation-not-a-function": (_wrong(RMS_NORM, "x / rms(x) * g", test_rms_norm), "should be a function"),
 }
-
-
-def moved(number: int) -> tuple[dict, dict]:
-    """The same corpus for entry ``number``: every answer under the names of that entry."""
-    def rename(env):
-        return {name.replace("_1", f"_{number}"): value for name, value in env.items()}
-
-    return ({key: rename(env) for key, env in RIGHT.items()},
-            {key: (rename(env), message) for key, (env, message) in WRONG.items()})
