@@ -165,7 +165,8 @@ def test_ci_outputs_and_fail_under(tmp_path):
     assert set(cases) == {"softmax", "attention", "adam_step", "adam", "dpo_loss"}
     assert cases["softmax"].find("failure") is not None and cases["adam"].find("failure") is None
     gs = json.loads((tmp_path / "results.json").read_text())
-    assert [t["name"] for t in gs["tests"]] == [f"{q}: {kind}" for q in ("softmax", "attention", "adam_step", "adam", "dpo_loss")
+    questions = ("softmax", "attention", "adam_step", "adam", "dpo_loss")
+    assert [t["name"] for t in gs["tests"]] == [f"{q}: {kind}" for q in questions
                                                 for kind in ("public checks", "hidden tests")]
     assert gs["score"] == sum(t["score"] for t in gs["tests"]) < 67
     assert "| `softmax` |" in summary.read_text()

@@ -179,14 +179,21 @@ def tiny_problems(entry):
 
 
 def check_entry(entry, implementation, test, name="entry"):
-    """The public check of one entry: format, shapes, a tiny example reproduced, and a test that passes."""
+    """The public check of one entry: format, shapes, a tiny example reproduced, and a test that passes.
+
+    Returns the line to show when all is well; raises ``AssertionError`` with what to fix otherwise.
+    """
     read = read_entry(entry, name)
     output = implementation(**read["inputs"])
     for problems in (shape_problems(read, output), tiny_problems(read)):
-        assert not problems, f"{name}: " + "; ".join(problems)
+        assert not problems, "; ".join(problems)
+    try:
+        shown = np.round(np.asarray(output, dtype=float), 4).tolist()
+    except Exception:  # noqa: BLE001 - not numbers: say what it is
+        shown = f"a {type(output).__name__}"
     assert same_output(output, read["output"]), (
-        f"{name}: your implementation gives {np.round(np.asarray(output, dtype=float), 4).tolist()} on your "
-        f"example, not the output you worked by hand; one of the two is wrong: find out which")
+        f"your implementation gives {shown} on your example, not the output you worked by hand; "
+        "one of the two is wrong: find out which")
     test()
-    return (f"{name}: the format is right, the implementation reproduces your example and your test passes. "
-            "Grading also checks that the symbol table covers the equation and how many mutants your test catches.")
+    return ("the format is right, the implementation reproduces your example and your test passes; grading "
+            "also reads the equation's symbols and counts the mutants your test catches")
