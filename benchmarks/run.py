@@ -31,7 +31,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
 ASSIGNMENT = "code"
-QUESTIONS = ["softmax", "attention", "adam_step", "adam"]
+QUESTIONS = ["softmax", "attention", "adam_step", "adam", "dpo_loss"]
 STUB = "# YOUR CODE HERE\nraise NotImplementedError()"
 
 # -- the class: typical wrong answers, one or more per question --------------------------------------
@@ -89,6 +89,16 @@ WRONG = {
     for t in range(1, steps):
         theta, m, v = adam_step(theta, grad(theta), m, v, t, alpha, beta1, beta2, eps)
     return theta
+""",
+    },
+    "dpo_loss": {
+        "unstable-log-sigmoid": """def dpo_loss(pi_w, pi_l, ref_w, ref_l, beta=0.1):
+    margin = beta * ((np.asarray(pi_w, dtype=float) - ref_w) - (np.asarray(pi_l, dtype=float) - ref_l))
+    return -np.mean(np.log(1 / (1 + np.exp(-margin))))
+""",
+        "chosen-rejected-swapped": """def dpo_loss(pi_w, pi_l, ref_w, ref_l, beta=0.1):
+    margin = beta * ((np.asarray(pi_l, dtype=float) - ref_l) - (np.asarray(pi_w, dtype=float) - ref_w))
+    return float(np.mean(np.logaddexp(0, -margin)))
 """,
     },
 }

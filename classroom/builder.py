@@ -156,14 +156,14 @@ class ClassBuilder:
         self.assignment = assignment
         self.answer_cells: dict[str, str] = {}  # grade id → the source solution
         self.owner: dict[str, str] = {}  # a name a solution defines → its answer cell's grade id
-        for cell in assignment.source.cells:
-            meta = nbgrader_meta(cell)
-            if meta.get("solution") and not meta.get("grade") and cell.cell_type == "code" and grade_id(cell):
+        for cell in assignment.source.cells:  # code answers, hand-marked ones too (a build entry's cell)
+            if nbgrader_meta(cell).get("solution") and cell.cell_type == "code" and grade_id(cell):
                 self.answer_cells[grade_id(cell)] = cell.source
                 for name in _defined_names(strip_solution(cell.source)):
                     self.owner.setdefault(name, grade_id(cell))
-        self.manual_cells = {grade_id(c): c for c in assignment.source.cells
-                             if nbgrader_meta(c).get("solution") and nbgrader_meta(c).get("grade")}
+        self.manual_cells = {grade_id(c): c for c in assignment.source.cells  # written answers
+                             if nbgrader_meta(c).get("solution") and nbgrader_meta(c).get("grade")
+                             and c.cell_type == "markdown"}
 
     def _cell_for(self, question: str, name: str) -> str | None:
         if name in self.owner:
@@ -192,8 +192,14 @@ class ClassBuilder:
         for question in self.assignment.questions:
             right: list[Answer] = []
             wrong: list[Answer] = []
+            try:
+                grader = self.assignment.grader(question)
+            except Exception:  # noqa: BLE001
+                grader = None
+            own = grader.names[0] if grader and grader.names else None  # the question's own answer defines it
+            owned = {self.owner[own]} if own in self.owner else set()
             source_cells = {g: strip_solution(s) for g, s in self.answer_cells.items()
-                            if g == f"{question}-answer" or g.startswith(f"{question}-")}
+                            if g == f"{question}-answer" or g.startswith(f"{question}-") or g in owned}
             if source_cells:
                 right.append(Answer(question, "right", "reference", source_cells))
             corpus_path = root / "tests" / "corpora" / self.assignment.id / f"{question}.py"
@@ -206,10 +212,6 @@ class ClassBuilder:
             for label, env in corpus.get("RIGHT", {}).items():
                 if (a := self.from_env(question, "right", label, env)) is not None:
                     right.append(a)
-            try:
-                grader = self.assignment.grader(question)
-            except Exception:  # noqa: BLE001
-                grader = None
             if grader is not None and len(grader.names) == 1:
                 for m in grader.mistakes:
                     if (a := self.from_env(question, "wrong", m.name, {grader.names[0]: m.impl}, m.name)):

@@ -85,4 +85,4 @@ def test_check_step_runs_as_in_ci(tmp_path, kind):
         assert errors, text
         for error in errors:
             lines = [x.strip() for x in error.splitlines() if x.strip() and x.strip() != "```"]
-            assert len(lines) == 1 and re.match(r"(softmax|attention|adam_step|adam): \S", lines[0]), lines
+            assert len(lines) == 1 and re.match(r"(softmax|attention|adam_step|adam|dpo_loss): \S", lines[0]), lines

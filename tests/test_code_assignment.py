@@ -17,7 +17,7 @@ from reading_maths.course import Assignment
 from reading_maths.kit import reference
 from reading_maths.notebook import SOLUTION_MARKERS, grade_id, nbgrader_meta, read_notebook
 
-QUESTIONS = ["softmax", "attention", "adam_step", "adam"]
+QUESTIONS = ["softmax", "attention", "adam_step", "adam", "dpo_loss"]
 CODE = Assignment("code", ROOT)
 GRADE_CELL = (
     "# The hidden tests for this question run here when your notebook is graded.\n"
@@ -31,6 +31,7 @@ SIGNATURES = {
     "attention": "def attention(Q, K, V):",
     "adam_step": "def adam_step(theta, g, m, v, t, alpha=0.001, beta1=0.9, beta2=0.999, eps=1e-8):",
     "adam": "def adam(grad, theta0, steps, alpha=0.001, beta1=0.9, beta2=0.999, eps=1e-8):",
+    "dpo_loss": "def dpo_loss(pi_w, pi_l, ref_w, ref_l, beta=0.1):",
 }
 
 
@@ -115,16 +116,20 @@ def test_release_version_defines_stubs_that_score_zero():
             exec(cell.source, env)  # noqa: S102 - our own notebook
     for q in QUESTIONS:
         with pytest.raises(NotImplementedError):
-            env[q](*([np.ones((1, 2))] * 3 if q == "attention" else [np.ones(2)] * (1 if q == "softmax" else 0)),
-                   **({} if q in ("softmax", "attention") else _stub_kwargs(q)))
+            env[q](**_stub_kwargs(q))
         result = _grade(q, env)
         assert result.score == 0 and result.status == "failed"
 
 
 def _stub_kwargs(q):
-    if q == "adam_step":
-        return {"theta": np.ones(2), "g": np.ones(2), "m": np.zeros(2), "v": np.zeros(2), "t": 1}
-    return {"grad": lambda x: x, "theta0": np.ones(2), "steps": 1}
+    """Arguments of the right kind for each question's function."""
+    return {
+        "softmax": {"z": np.ones(2)},
+        "attention": {"Q": np.ones((1, 2)), "K": np.ones((1, 2)), "V": np.ones((1, 2))},
+        "adam_step": {"theta": np.ones(2), "g": np.ones(2), "m": np.zeros(2), "v": np.zeros(2), "t": 1},
+        "adam": {"grad": lambda x: x, "theta0": np.ones(2), "steps": 1},
+        "dpo_loss": dict.fromkeys(("pi_w", "pi_l", "ref_w", "ref_l"), -np.ones(2)),
+    }[q]
 
 
 def test_check_cells_pass_on_the_reference_and_need_only_the_notebook():
@@ -150,7 +155,7 @@ def test_source_notebook_scores_full_marks():
 def test_the_text_numbers_are_in_the_prompts():
     text = "\n".join(c.source for c in read_notebook(CODE.source_notebook).cells if c.cell_type == "markdown")
     for number in ["8.044", "1.956", "0.401", "0.198", "6.017", "3.983", "0.4998", "0.0004",
-                   "0.980", "0.844", "0.451", "\\pm\\alpha"]:
+                   "0.980", "0.844", "0.451", "\\pm\\alpha", "0.6456", "0.4100", "logaddexp"]:
         assert number in text, number
 
 
@@ -171,6 +176,8 @@ def _wrong_everywhere(question):
         return lambda Q, K, V: np.full((np.shape(Q)[0], np.shape(V)[1]), 1e6)
     if question == "adam_step":
         return lambda theta, g, m, v, t, *a, **k: (np.asarray(theta) + 1, np.asarray(m) + 1, np.asarray(v) + 1)
+    if question == "dpo_loss":
+        return lambda pi_w, pi_l, ref_w, ref_l, beta=0.1: -123.0
     return lambda grad, theta0, steps, *a, **k: np.asarray(theta0, dtype=float) + 7
 
 

@@ -2,7 +2,8 @@
 
 Four students on the `code` assignment (right, wrong, blank, late), through nbgrader's exchange, the real
 `reading-maths autograde`, feedback and export; then the report's CSV and HTML are checked against the
-gradebook.
+gradebook.  Three more students hand in the `build` assignment (good, weak-test and broken entries, from its
+corpora), which the report shows too.
 """
 
 import csv
@@ -39,7 +40,7 @@ def course(tmp_path_factory):
     return work
 
 
-def _gradebook(work: Path) -> dict[str, tuple[float, float]]:
+def _gradebook(work: Path, assignment: str = "code") -> dict[str, tuple[float, float]]:
     from nbgrader.api import Gradebook, MissingEntry
 
     os.environ["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), os.environ["PATH"]])
@@ -47,7 +48,7 @@ def _gradebook(work: Path) -> dict[str, tuple[float, float]]:
     with Gradebook(course_directory(work).db_url) as gb:
         for s in gb.students:
             try:
-                sub = gb.find_submission("code", s.id)
+                sub = gb.find_submission(assignment, s.id)
             except MissingEntry:
                 scores[s.id] = (0.0, 0.0)
                 continue
@@ -97,7 +98,7 @@ def test_html_has_plots_and_a_mistake_table(course, tmp_path):
     assert data["mistakes"], "the wrong student's catalogued mistakes are counted"
     for m in data["mistakes"]:
         assert m["count"] >= 1 and f"<td>{m['mistake']}</td><td>{m['count']}</td>" in table
-    assert set(data["difficulty"]["code"]) == {"softmax", "attention", "adam_step", "adam"}
+    assert set(data["difficulty"]["code"]) == {"softmax", "attention", "adam_step", "adam", "dpo_loss"}
 
 
 def test_report_command_writes_to_out(course, tmp_path):
@@ -115,3 +116,40 @@ def test_report_command_writes_to_out(course, tmp_path):
     bad = CliRunner().invoke(main, ["report", "nope", "--out", str(tmp_path / "r2")],
                              env={"READING_MATHS_COURSE": str(course)})
     assert bad.exit_code != 0 and "no assignment" in bad.output
+
+
+BUILDERS = [roster.Student("ada", "Ada", "Lovelace", "right"), roster.Student("alan", "Alan", "Turing", "wrong"),
+            roster.Student("sofia", "Sofia", "Kovalevskaya", "mixed")]
+
+
+@pytest.fixture(scope="module")
+def build_class(tmp_path_factory):
+    work = tmp_path_factory.mktemp("demo-build") / "course"
+    assert demo.prepare(ROOT, work, ["build"]) == ["build"]
+    old = os.environ.pop("READING_MATHS_COURSE", None)  # the demo's commands find the course from their folder
+    try:
+        demo.run_class(work, BUILDERS, ["build"], log=lambda _: None)
+    finally:
+        if old is not None:
+            os.environ["READING_MATHS_COURSE"] = old
+    return work
+
+
+def test_the_class_hands_in_build_and_the_report_shows_it(build_class, tmp_path):
+    import json
+
+    gradebook = _gradebook(build_class, "build")
+    assert gradebook["ada"][0] == 33, "good entries earn every automatic point (the meanings and reasons wait)"
+    assert 0 < gradebook["alan"][0] < 33 and 0 < gradebook["sofia"][0] < 33
+    graded = {s.id: json.loads((build_class / "autograded" / s.id / "build.json").read_text())["build"]
+              for s in BUILDERS}
+    feedback = " ".join(line for q in graded["alan"]["questions"] for line in q["feedback"])
+    assert "mutants" in feedback or "your test" in feedback or "the output you worked by hand" in feedback
+    paths = build_report(build_class, tmp_path / "out", "build")
+    with paths["csv"].open(encoding="utf-8") as fh:
+        rows = {r["student_id"]: r for r in csv.DictReader(fh)}
+    assert {s: float(r["build"]) for s, r in rows.items()} == {s: g[0] for s, g in gradebook.items()}
+    data = json.loads(paths["json"].read_text(encoding="utf-8"))
+    assert set(data["difficulty"]["build"]) == {"entry_1", "entry_2", "entry_3"}
+    page = paths["html"].read_text(encoding="utf-8")
+    assert "entry_1" in page and "build" in page

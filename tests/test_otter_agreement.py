@@ -45,7 +45,7 @@ from conftest import ROOT
 from reading_maths.notebook import grade_id, is_test_cell
 
 SOURCE = ROOT / "source" / "code" / "code.ipynb"
-QUESTIONS = ["softmax", "attention", "adam_step", "adam"]
+QUESTIONS = ["softmax", "attention", "adam_step", "adam", "dpo_loss"]
 HIDDEN = re.compile(r"### BEGIN HIDDEN TESTS.*?### END HIDDEN TESTS\n?", re.DOTALL)
 STUB = "# YOUR CODE HERE\nraise NotImplementedError()"
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import io
+import linecache
 import sys
 from pathlib import Path
 from types import SimpleNamespace
@@ -52,8 +53,10 @@ def reference_of(root: Path, assignment: str) -> SimpleNamespace:
     path = Path(root) / "source" / assignment / f"{assignment}.ipynb"
     namespace: dict[str, Any] = {"__name__": f"reference_{assignment}"}
     with contextlib.redirect_stdout(io.StringIO()):  # check cells may print; nothing here is feedback
-        for source in reference_cells(path):
-            exec(compile(source, f"{path}", "exec"), namespace)  # noqa: S102 - the instructor's own notebook
+        for number, source in enumerate(reference_cells(path)):
+            filename = f"{path} (code cell {number + 1})"  # inspect.getsource finds the cells' functions
+            linecache.cache[filename] = (len(source), None, source.splitlines(keepends=True), filename)
+            exec(compile(source, filename, "exec"), namespace)  # noqa: S102 - the instructor's own notebook
     return SimpleNamespace(**{k: v for k, v in namespace.items() if not k.startswith("__")})
 
 

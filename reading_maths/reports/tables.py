@@ -48,7 +48,8 @@ def autograde_table(outcomes: list[Outcome], assignment: str) -> Table:
     """``reading-maths autograde``'s table, one row per student: score per question, total, any refusal."""
     questions = list(dict.fromkeys(q for o in outcomes for q in o.scores))
     table = Table(title=f"autograde {assignment}: {len(outcomes)} submission(s)")
-    table.add_column("student", overflow="fold")
+    width = max([len("student"), *(len(o.student) for o in outcomes)])
+    table.add_column("student", no_wrap=True, min_width=width)  # a name is what a teacher searches for: whole
     for q in questions:
         table.add_column(q, justify="right", overflow="fold")  # long question ids wrap rather than vanish
     table.add_column("total", justify="right", no_wrap=True)

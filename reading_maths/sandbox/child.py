@@ -2,9 +2,12 @@
 
 Started by :mod:`reading_maths.sandbox.session` as the script ``python -I child.py`` with the protocol
 on its stdin and stdout.  It moves the protocol to private descriptors, points the standard
-streams at sinks, runs the cells it is sent (reporting each start and end), then answers calls on
-the student's names with plain data (:mod:`reading_maths.sandbox.wire`).  Everything here is assumed to be
-under the student's control; the trusted side believes nothing it says beyond plain values.
+streams at sinks, runs the cells it is sent (reporting each start and end), then answers requests
+on the student's names with plain data (:mod:`reading_maths.sandbox.wire`): ``call`` a function (with,
+for mutation testing, a ``patch`` in effect: see :mod:`reading_maths.sandbox.patching`), or ``locate``
+one (the cell and line of its ``def``, so that the trusted side reads its source from its own copy
+of the notebook).  Everything here is assumed to be under the student's control; the trusted side
+believes nothing it says beyond plain values.
 """
 
 from __future__ import annotations
@@ -15,9 +18,11 @@ import sys
 
 if __package__:  # imported by the trusted side's tests
     from reading_maths.sandbox import wire
-else:  # the sandbox's entry point: only this file and wire.py beside it are visible
+    from reading_maths.sandbox.patching import Patch, call_patched
+else:  # the sandbox's entry point: only this file, wire.py and patching.py beside it are visible
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import wire
+    from patching import Patch, call_patched
 
 OUTPUT_CAP = 1 << 20
 
@@ -144,17 +149,38 @@ def _bind(channel: Channel, value):
     return value
 
 
+def _locate(namespace: dict, name: str) -> dict:
+    """Where the function ``name`` was defined: the cell's number and the line of its ``def``."""
+    code = getattr(namespace[name], "__code__", None)
+    filename = getattr(code, "co_filename", "")
+    if not (isinstance(filename, str) and filename.startswith("<cell ") and filename.endswith(">")):
+        raise LookupError(f"{name} was not defined with def in a cell")
+    return {"event": "located", "cell": int(filename[6:-1]), "line": int(code.co_firstlineno),
+            "function": str(getattr(namespace[name], "__name__", ""))[:200]}
+
+
+def _answer(channel: Channel, namespace: dict, request: dict) -> dict:
+    """One request: ``call`` (with an optional ``patch`` in effect) or ``locate``."""
+    if request.get("op") == "locate":
+        return _locate(namespace, request["name"])
+    function = namespace[request["name"]]
+    args = [_bind(channel, a) for a in wire.decode(request.get("args", []))]
+    kwargs = {k: _bind(channel, v) for k, v in wire.decode(request.get("kwargs")).items()}
+    if request.get("patch") is None:
+        result = function(*args, **kwargs)
+    else:
+        patch = Patch.from_wire(request["patch"])
+        result = call_patched(namespace, patch, namespace[patch.replaces], function, args, kwargs)
+    return {"event": "return", "value": wire.encode(result), "args": wire.encode(args)}
+
+
 def serve(channel: Channel, namespace: dict) -> None:
     while True:
         request = channel.receive()
-        if request.get("op") != "call":
+        if request.get("op") not in ("call", "locate"):
             continue
         try:
-            function = namespace[request["name"]]
-            args = [_bind(channel, a) for a in wire.decode(request.get("args", []))]
-            kwargs = {k: _bind(channel, v) for k, v in wire.decode(request.get("kwargs")).items()}
-            result = function(*args, **kwargs)
-            reply = {"event": "return", "value": wire.encode(result), "args": wire.encode(args)}
+            reply = _answer(channel, namespace, request)
         except BaseException as exc:  # noqa: BLE001 - report whatever the student's code raised
             reply = {"event": "raise", "type": type(exc).__name__[:80], "message": _message(exc)}
         channel.send(reply)

@@ -68,8 +68,9 @@ class Limits:
 
 
 HERE = Path(__file__).resolve().parent
-CHILD_FILES = ("child.py", "wire.py")
-"""All of this package the child sees: its entry point and the wire it speaks (nothing of the kit)."""
+CHILD_FILES = ("child.py", "wire.py", "patching.py")
+"""All of this package the child sees: its entry point, the wire it speaks and how it runs a patched call
+(nothing of the kit)."""
 CHILD_DIR = "/opt/reading-maths-child"
 """Where the child files appear inside the full sandbox."""
 

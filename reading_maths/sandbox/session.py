@@ -14,13 +14,15 @@ import select
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 
 from reading_maths.sandbox import wire
 from reading_maths.sandbox.errors import CallTimeout, ProcessDied, StudentError
+from reading_maths.sandbox.patching import Patch
 from reading_maths.sandbox.process import Sandbox, kill, remove_scratch
+from reading_maths.sandbox.trials import Remote, function_source
 
 MAX_RESTARTS = 8
 
@@ -98,7 +100,7 @@ class Child:
             raise ChildGone(f"the notebook's process broke the grading protocol ({exc})") from None
 
 
-class Proxy:
+class Proxy(Remote):
     """Stands for a student's function on the trusted side; calling it calls into the sandbox."""
 
     def __init__(self, session: StudentSession, name: str):
@@ -109,6 +111,15 @@ class Proxy:
         value, args_after = self._session.call(self.__name__, args, kwargs)
         _write_back(args, args_after)
         return value
+
+    def definition(self) -> str:
+        return self._session.definition(self.__name__)
+
+    def call_patched(self, patch: Patch, replaced: Remote, args: tuple, kwargs: dict) -> Any:
+        if not (isinstance(replaced, Proxy) and replaced._session is self._session):
+            raise TypeError("a patch replaces a function of the same notebook")
+        patch = Patch(patch.source, patch.function, replaced.__name__)
+        return self._session.call(self.__name__, args, kwargs, patch)[0]
 
     def __repr__(self) -> str:
         return f"<student function {self.__name__}>"
@@ -269,8 +280,43 @@ class StudentSession:
             return ("error", f"not graded: {self.start_error}")
         return self._interruption
 
-    def call(self, name: str, args: tuple, kwargs: dict) -> tuple[Any, Any]:
-        """Call the student's ``name`` in the sandbox; trusted callbacks are served meanwhile."""
+    def call(self, name: str, args: tuple, kwargs: dict, patch: Patch | None = None) -> tuple[Any, Any]:
+        """Call the student's ``name`` in the sandbox; trusted callbacks are served meanwhile.
+
+        With a ``patch``, the child defines it over the student's names for this call only (the
+        source is ours, written on the trusted side; it runs in the child like all student code).
+        Returns the result and the arguments as the call left them.
+        """
+        callbacks: list[Callable] = []
+        request = {"op": "call", "name": name, "args": wire.encode(list(args), callbacks),
+                   "kwargs": wire.encode(dict(kwargs), callbacks)}
+        if patch is not None:
+            request["patch"] = patch.to_wire()
+        message = self._exchange(request, name, callbacks, "return")
+        try:
+            return wire.decode(message.get("value")), wire.decode(message.get("args"))
+        except wire.WireError as exc:
+            self._fail(name, ChildGone(f"it broke the grading protocol ({exc})"))
+
+    def definition(self, name: str) -> str:
+        """The source of the ``def`` of the student's function ``name``, from our own copy of the cells.
+
+        The child says only where the function was defined (a cell and a line); the text is read
+        from the cells this session sent, so what comes back is code the notebook really holds.
+        Raises ``LookupError`` when there is no such ``def`` there.
+        """
+        try:
+            message = self._exchange({"op": "locate", "name": name}, name, [], "located")
+        except StudentError as exc:
+            raise LookupError(exc.message) from None
+        cell = next((c for c in self.cells if c.index == message.get("cell")), None)
+        line, function = message.get("line"), message.get("function")
+        if cell is None or not isinstance(line, int) or not isinstance(function, str):
+            raise LookupError(f"the source of {name} is not in the notebook")
+        return function_source(cell.source, line, function)
+
+    def _exchange(self, request: dict, name: str, callbacks: list[Callable], ends: str) -> dict:
+        """Send one request and serve callbacks until the reply ``ends`` (``return``, ``located``) comes."""
         if self._interruption is not None:
             raise CallTimeout() if self._interruption[0] == "timeout" else ProcessDied()
         if self._child is None:
@@ -278,9 +324,6 @@ class StudentSession:
             if self._child is None:
                 self._interruption = ("error", "the notebook could not be run")
                 raise ProcessDied()
-        callbacks: list[Callable] = []
-        request = {"op": "call", "name": name, "args": wire.encode(list(args), callbacks),
-                   "kwargs": wire.encode(dict(kwargs), callbacks)}
         deadline = time.monotonic() + self.call_timeout  # absolute: no message, no callback extends it
         try:
             self._child.send(request, deadline)
@@ -289,11 +332,8 @@ class StudentSession:
                 event = message.get("event")
                 if event == "callback":
                     self._serve_callback(callbacks, message, deadline)
-                elif event == "return":
-                    try:
-                        return wire.decode(message.get("value")), wire.decode(message.get("args"))
-                    except wire.WireError as exc:
-                        raise ChildGone(f"it broke the grading protocol ({exc})") from None
+                elif event == ends:
+                    return message
                 elif event == "raise":
                     kind, text = str(message.get("type", "Exception"))[:80], str(message.get("message", ""))[:500]
                     raise StudentError(kind, text)
@@ -302,17 +342,21 @@ class StudentSession:
         except StudentError:
             raise
         except BaseException as exc:
-            gone = exc if isinstance(exc, ChildGone) else ChildGone(f"grading failed: {type(exc).__name__}")
-            self._stop_child()
             if not isinstance(exc, Exception):
+                self._stop_child()
                 raise
-            if gone.timed_out:
-                self._interruption = ("timeout", f"`{name}` did not finish within {self.call_timeout:g} s; "
-                                                 "the rest of this question was not run.")
-                raise CallTimeout() from None
-            self._interruption = ("error", f"`{name}` ended the notebook's Python process ({gone}); "
-                                           "the rest of this question was not run.")
-            raise ProcessDied() from None
+            self._fail(name, exc if isinstance(exc, ChildGone) else ChildGone(f"grading failed: {type(exc).__name__}"))
+
+    def _fail(self, name: str, gone: ChildGone) -> NoReturn:
+        """The child can no longer answer for this question: stop it and say why."""
+        self._stop_child()
+        if gone.timed_out:
+            self._interruption = ("timeout", f"`{name}` did not finish within {self.call_timeout:g} s; "
+                                             "the rest of this question was not run.")
+            raise CallTimeout() from None
+        self._interruption = ("error", f"`{name}` ended the notebook's Python process ({gone}); "
+                                       "the rest of this question was not run.")
+        raise ProcessDied() from None
 
     def _serve_callback(self, callbacks: list[Callable], message: dict, deadline: float) -> None:
         number = message.get("id")

@@ -1,0 +1,196 @@
+"""Hidden grader for Problem 4 of the code assignment: ``dpo_loss(pi_w, pi_l, ref_w, ref_l, beta=0.1)``.
+
+Public cases are the prompt's hand-worked batch of two (at beta = 0.1 and beta = 1); hidden cases are the
+edges the text's stability remark points at (margins of thousands either way, where log(sigmoid(u)) gives
+inf; a batch of one; lists and integers; beta given by position) and random batches from a seeded generator.
+Tolerance: the default rtol 1e-6 (softplus is well-conditioned).
+"""
+
+import numpy as np
+from otter.test_files import test_case
+
+from reading_maths.kit import Mistake, Question, hidden_rng, reference
+
+OK_FORMAT = False
+name = "dpo_loss"
+
+SEED = 37_904_115  # hidden: never in release/
+REF = reference("code")
+
+
+# -- the mistake catalogue: realistic wrong DPO losses, each with what to tell its author -----------------
+
+def _arrays(*xs):
+    return [np.asarray(x, dtype=np.float64) for x in xs]
+
+
+def _softplus_mean(u):
+    return float(np.mean(np.logaddexp(0.0, -u)))  # -mean(log sigmoid(u))
+
+
+def _margin_sign(pi_w, pi_l, ref_w, ref_l, beta=0.1):
+    pi_w, pi_l, ref_w, ref_l = _arrays(pi_w, pi_l, ref_w, ref_l)
+    return _softplus_mean(beta * ((pi_w - ref_w) + (pi_l - ref_l)))
+
+
+def _swapped(pi_w, pi_l, ref_w, ref_l, beta=0.1):
+    pi_w, pi_l, ref_w, ref_l = _arrays(pi_w, pi_l, ref_w, ref_l)
+    return _softplus_mean(beta * ((pi_l - ref_l) - (pi_w - ref_w)))
+
+
+def _reference_wrong_way(pi_w, pi_l, ref_w, ref_l, beta=0.1):
+    pi_w, pi_l, ref_w, ref_l = _arrays(pi_w, pi_l, ref_w, ref_l)
+    return _softplus_mean(beta * (pi_w - ref_w - pi_l - ref_l))
+
+
+def _beta_dropped(pi_w, pi_l, ref_w, ref_l, beta=0.1):
+    pi_w, pi_l, ref_w, ref_l = _arrays(pi_w, pi_l, ref_w, ref_l)
+    return _softplus_mean((pi_w - ref_w) - (pi_l - ref_l))
+
+
+def _beta_ignored(pi_w, pi_l, ref_w, ref_l, beta=0.1):
+    pi_w, pi_l, ref_w, ref_l = _arrays(pi_w, pi_l, ref_w, ref_l)
+    return _softplus_mean(0.1 * ((pi_w - ref_w) - (pi_l - ref_l)))
+
+
+def _sum_not_mean(pi_w, pi_l, ref_w, ref_l, beta=0.1):
+    pi_w, pi_l, ref_w, ref_l = _arrays(pi_w, pi_l, ref_w, ref_l)
+    return float(np.sum(np.logaddexp(0.0, -beta * ((pi_w - ref_w) - (pi_l - ref_l)))))
+
+
+def _loss_sign(pi_w, pi_l, ref_w, ref_l, beta=0.1):
+    pi_w, pi_l, ref_w, ref_l = _arrays(pi_w, pi_l, ref_w, ref_l)
+    return -_softplus_mean(beta * ((pi_w - ref_w) - (pi_l - ref_l)))
+
+
+def _unstable_log_sigmoid(pi_w, pi_l, ref_w, ref_l, beta=0.1):
+    pi_w, pi_l, ref_w, ref_l = _arrays(pi_w, pi_l, ref_w, ref_l)
+    margin = beta * ((pi_w - ref_w) - (pi_l - ref_l))
+    return float(-np.mean(np.log(1.0 / (1.0 + np.exp(-margin)))))
+
+
+def _no_log(pi_w, pi_l, ref_w, ref_l, beta=0.1):
+    pi_w, pi_l, ref_w, ref_l = _arrays(pi_w, pi_l, ref_w, ref_l)
+    margin = beta * ((pi_w - ref_w) - (pi_l - ref_l))
+    return float(-np.mean(1.0 / (1.0 + np.exp(-margin))))
+
+
+MISTAKES = [
+    Mistake(
+        "margin-sign",
+        "You add the two log-ratios. The margin is a difference: how much more the policy (relative to the "
+        "reference) likes the chosen response minus the same for the rejected one, "
+        "beta * ((pi_w - ref_w) - (pi_l - ref_l)).",
+        _margin_sign,
+    ),
+    Mistake(
+        "chosen-rejected-swapped",
+        "Your margin has the wrong sign: the chosen (w) and rejected (l) responses are swapped, so the loss "
+        "rewards preferring the rejected one. The chosen log-ratio comes first: (pi_w - ref_w) - (pi_l - ref_l).",
+        _swapped,
+    ),
+    Mistake(
+        "reference-wrong-way",
+        "The reference terms are subtracted the wrong way: without brackets, pi_w - ref_w - pi_l - ref_l "
+        "subtracts ref_l instead of adding it. Each reference term belongs inside its own log-ratio: "
+        "(pi_w - ref_w) - (pi_l - ref_l).",
+        _reference_wrong_way,
+    ),
+    Mistake(
+        "beta-dropped",
+        "Your loss leaves out beta. The margin is scaled by beta before the log-sigmoid: "
+        "beta * ((pi_w - ref_w) - (pi_l - ref_l)).",
+        _beta_dropped,
+    ),
+    Mistake(
+        "beta-ignored",
+        "Your loss always uses the default beta, whatever beta it is given. Use the beta argument.",
+        _beta_ignored,
+    ),
+    Mistake(
+        "sum-not-mean",
+        "You sum the losses of the batch. The expectation E[...] is an average over samples: take the mean, "
+        "so the loss does not grow with the batch size.",
+        _sum_not_mean,
+    ),
+    Mistake(
+        "loss-sign",
+        "Your loss is negative: the minus in front of the expectation is missing. log sigmoid is never positive, "
+        "so the loss, -mean(log sigmoid(margin)), is never negative.",
+        _loss_sign,
+    ),
+    Mistake(
+        "unstable-log-sigmoid",
+        "Your log(sigmoid(u)) overflows for a margin far below zero: np.exp(-u) is inf, the sigmoid rounds to 0 "
+        "and its log is -inf, although the true value is about u. Write log sigmoid(u) as -np.logaddexp(0, -u), "
+        "which is exact and finite for any finite u.",
+        _unstable_log_sigmoid,
+    ),
+    Mistake(
+        "no-log",
+        "You average the sigmoid itself. The loss takes its log first: -mean(log sigmoid(margin)), "
+        "with log sigmoid(u) = -np.logaddexp(0, -u).",
+        _no_log,
+    ),
+]
+
+q = Question("dpo_loss", REF.dpo_loss, MISTAKES)
+
+TEXT = {"pi_w": np.array([-1.0, -3.0]), "pi_l": np.array([-4.0, -2.0]),
+        "ref_w": np.array([-2.0, -3.0]), "ref_l": np.array([-3.0, -2.0])}
+
+
+def _batch(case: str, size: int, scale: float = 3.0) -> list[np.ndarray]:
+    """Four hidden arrays of log probabilities (negative numbers) for one case."""
+    rng = hidden_rng(SEED, case)
+    return [-np.abs(scale * rng.standard_normal(size)) - rng.uniform(0.1, 5.0) for _ in range(4)]
+
+
+# -- public cases: the prompt's hand-worked batch ---------------------------------------------------------
+
+@test_case(name="hand_worked_example", points=1, hidden=False)
+def hand_worked_example(dpo_loss):
+    q.check(dpo_loss, *TEXT.values(), label="the hand-worked batch of two at beta = 0.1", public=True)
+
+
+@test_case(name="hand_worked_beta_one", points=1, hidden=False)
+def hand_worked_beta_one(dpo_loss):
+    q.check(dpo_loss, *TEXT.values(), beta=1.0, label="the hand-worked batch of two at beta = 1", public=True)
+
+
+# -- hidden cases: edges and random batches ------------------------------------------------------------------
+
+@test_case(name="huge_negative_margins", points=2, hidden=True)
+def huge_negative_margins(dpo_loss):
+    pi_w, pi_l, ref_w, ref_l = _batch("huge_negative_margins", 3)
+    q.check(dpo_loss, pi_w - 9000.0, pi_l, ref_w, ref_l, label="a hidden batch whose margins are far below zero")
+
+
+@test_case(name="huge_positive_margins", points=1, hidden=True)
+def huge_positive_margins(dpo_loss):
+    pi_w, pi_l, ref_w, ref_l = _batch("huge_positive_margins", 3)
+    q.check(dpo_loss, pi_w, pi_l - 9000.0, ref_w, ref_l, beta=0.5,
+            label="a hidden batch whose margins are far above zero")
+
+
+@test_case(name="batch_of_one", points=1, hidden=True)
+def batch_of_one(dpo_loss):
+    q.check(dpo_loss, *_batch("batch_of_one", 1), beta=0.3, label="a hidden batch of one")
+
+
+@test_case(name="lists_and_ints", points=1, hidden=True)
+def lists_and_ints(dpo_loss):
+    q.check(dpo_loss, [-3, -1, -7], [-2, -6, -4], [-4, -2, -3], [-1, -5, -6], label="hidden lists of integers")
+
+
+@test_case(name="beta_given", points=1, hidden=True)
+def beta_given(dpo_loss):
+    batch = _batch("beta_given", 5)
+    q.check(dpo_loss, *batch, beta=2.5, label="a hidden batch with a large beta")
+    q.check(dpo_loss, *batch, 0.02, label="a hidden batch with beta given by position")
+
+
+@test_case(name="random_batches", points=2, hidden=True)
+def random_batches(dpo_loss):
+    q.check(dpo_loss, *_batch("random_batch_8", 8), label="a hidden random batch of 8")
+    q.check(dpo_loss, *_batch("random_batch_64", 64, scale=20.0), beta=0.7, label="a hidden random batch of 64")

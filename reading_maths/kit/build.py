@@ -1,0 +1,254 @@
+"""The automatic cases of one "Build this" entry, in the course's words.
+
+Each entry ``k`` is three names of the notebook: the dict ``entry_k`` (see
+:mod:`reading_maths.kit.entries`), the function ``implementation_k`` and the test ``test_k``.  Its
+grader file is one line, ``globals().update(entry_cases(k, SEED, worked))``; the cases are
+
+- the symbol table covers every symbol of the equation (read with :mod:`reading_maths.kit.latex`);
+- the shapes agree: running the implementation on the example gives each dimension one size;
+- the implementation reproduces the hand-worked example, and the example is tiny;
+- the test passes on the implementation, and it is strong: it kills mutants of the implementation
+  (:mod:`reading_maths.kit.strength`), one case per threshold of the share killed;
+- the equation is new: not another entry's, not the worked entry's, not one the course works itself.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from otter.test_files import test_case
+
+from reading_maths.kit import latex
+from reading_maths.kit.entries import EntryFormatError, read_entry, same_output, shape_problems, tiny_problems
+from reading_maths.kit.reference import hidden_rng
+from reading_maths.kit.strength import MIN_MUTANTS, judged, variations
+from reading_maths.sandbox.errors import CallTimeout, ProcessDied, StudentError
+from reading_maths.sandbox.trials import definition
+
+ENTRIES = (1, 2, 3)
+THRESHOLDS = (0.5, 0.7, 0.85, 1.0)
+"""A strength case passes when the test kills at least this share of the mutants that count."""
+COURSE_EQUATIONS = {
+    "scaled dot-product attention":
+        r"\mathrm{Attention}(Q, K, V) = \mathrm{softmax}\left(\frac{QK^T}{\sqrt{d_k}}\right) V",
+    "softmax with a temperature": r"q_i = \frac{\exp(z_i / T)}{\sum_j \exp(z_j / T)}",
+    "Adam's update": r"\theta_t = \theta_{t-1} - \alpha \hat{m}_t / (\sqrt{\hat{v}_t} + \epsilon)",
+    "the DPO loss": r"L = -\mathbb{E}\left[\log \sigma\left(\beta\left(\left(\log \pi(y_w|x) - \log ref(y_w|x)\right)"
+                    r" - \left(\log \pi(y_l|x) - \log ref(y_l|x)\right)\right)\right)\right]",
+}
+"""The equations the course text works itself: an entry must pick others."""
+ADVICE = ("A strong test checks the values of the hand-worked example, not only that the function runs or the "
+          "shape of what it returns, and pushes to the extremes: a batch of several rows, a large or a zero input, "
+          "parameters that are not all ones and zeros.")
+
+
+def _signature(names: list[str]) -> inspect.Signature:
+    return inspect.Signature([inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY) for n in names])
+
+
+class _Entry:
+    """One entry's names, read from what a case receives, with the feedback for each failure."""
+
+    def __init__(self, number: int, env: dict[str, Any]):
+        self.name = f"entry_{number}"
+        self.impl, self.test = env.get(f"implementation_{number}"), env.get(f"test_{number}")
+        raw = env.get(self.name)
+        if raw is None:
+            raise AssertionError(f"`{self.name}` is not defined: run the cell of entry {number}.")
+        try:
+            self.entry = read_entry(raw, self.name)
+        except EntryFormatError as exc:
+            raise AssertionError(f"{exc} (run the check cell under the entry: it says what the format needs).") \
+                from None
+
+    def function(self, value: Any, what: str) -> Any:
+        if not callable(value):
+            raise AssertionError(f"{self.name}: `{what}` should be a function, but it is "
+                                 f"{'not defined' if value is None else type(value).__name__}.")
+        return value
+
+    def output(self) -> Any:
+        """The implementation's result on the example (feedback when it raises)."""
+        impl = self.function(self.impl, self.name.replace("entry", "implementation"))
+        try:
+            return impl(**self.entry["inputs"])
+        except CallTimeout:
+            raise AssertionError(f"{self.name}: your implementation did not finish on your example.") from None
+        except ProcessDied:
+            raise AssertionError(f"{self.name}: your implementation ended the Python process running your "
+                                 "notebook.") from None
+        except Exception as exc:  # noqa: BLE001 - the student's code raised: report it as feedback
+            raise AssertionError(f"{self.name}: your implementation raised {_error(exc)} on your example's "
+                                 "inputs; it crashes before any check can run.") from None
+
+
+def _error(exc: Exception) -> str:
+    if isinstance(exc, StudentError):
+        return f"{exc.type_name}: {exc.message}" if exc.message else exc.type_name
+    return f"{type(exc).__name__}: {exc}"
+
+
+def _numbers(value: Any) -> str:
+    try:
+        return str(np.round(np.asarray(value, dtype=float), 4).tolist())
+    except Exception:  # noqa: BLE001 - not numbers: say what it is instead
+        return f"a {type(value).__name__}"
+
+
+# -- the cases ----------------------------------------------------------------------------------------------
+
+def symbols_covered(e: _Entry) -> None:
+    try:
+        missing = latex.uncovered(e.entry["equation"], list(e.entry["symbols"]))
+    except latex.LatexError as exc:
+        raise AssertionError(f"{e.name}: the equation cannot be read as LaTeX: {exc}.") from None
+    if missing:
+        shown = ", ".join(f"`{s}`" for s in missing)
+        raise AssertionError(
+            f"{e.name}: the symbol table has no row for {shown}. For every symbol of the equation, write down "
+            "its meaning and its shape, the ones computed inside the equation too; indices such as the i of x_i "
+            "and operators such as \\log or \\sum are not symbols.")
+
+
+def shapes_agree(e: _Entry) -> None:
+    problems = shape_problems(e.entry, e.output())
+    if problems:
+        raise AssertionError(
+            f"{e.name}: the shapes do not line up on your example: {'; '.join(problems)}. A shape that does not "
+            "line up is proof something is misread: fix the symbol table or the implementation.")
+
+
+def example_reproduced(e: _Entry) -> None:
+    output = e.output()
+    if not same_output(output, e.entry["output"]):
+        raise AssertionError(
+            f"{e.name}: on your example your implementation gives {_numbers(output)}, but the output you worked "
+            f"by hand is {_numbers(e.entry['output'])}. If they agree you have read the equation correctly; if "
+            "they do not, one of the two is wrong, and finding out which is the fastest learning available.")
+
+
+def example_tiny(e: _Entry) -> None:
+    problems = tiny_problems(e.entry)
+    if problems:
+        raise AssertionError(
+            f"{e.name}: the example is not one to work by hand: {'; '.join(problems)}. Plug in the smallest "
+            "example that still has structure, with values you can compute in your head.")
+
+
+def test_passes(e: _Entry) -> None:
+    test = e.function(e.test, e.name.replace("entry", "test"))
+    try:
+        test()
+    except (CallTimeout, ProcessDied):
+        raise AssertionError(f"{e.name}: your test did not finish, or ended the notebook's process.") from None
+    except Exception as exc:  # noqa: BLE001 - the test failed: that is the feedback
+        raise AssertionError(f"{e.name}: your test fails on your own implementation ({_error(exc)}). A test "
+                             "must pass on a right implementation before it can catch wrong ones.") from None
+
+
+def test_habits(source: str) -> str | None:
+    """What a weak test's source shows: no assert at all, asserts of constants only, or shapes only."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    asserts = [n for n in ast.walk(tree) if isinstance(n, ast.Assert)]
+    checks = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and "assert" in ast.unparse(n.func).lower()]
+    if not asserts and not checks:
+        return "Your test asserts nothing: it passes whatever the implementation computes."
+    if not checks and all(isinstance(a.test, ast.Constant) for a in asserts):
+        return "Your test only asserts a constant (`assert True`): it passes whatever the implementation computes."
+    texts = [ast.unparse(n) for n in asserts + checks]
+    if all("shape" in t or "len(" in t or "ndim" in t for t in texts):
+        return "Your test only checks the shape of the result: a wrong formula of the right shape passes it."
+    return None
+
+
+def strong(e: _Entry, threshold: float, seed: int) -> None:
+    impl = e.function(e.impl, e.name.replace("entry", "implementation"))
+    test = e.function(e.test, e.name.replace("entry", "test"))
+    inputs = variations(e.entry["inputs"], hidden_rng(seed, e.name))
+    try:
+        found = judged(impl, test, inputs)
+    except (LookupError, ValueError, StudentError) as exc:
+        raise AssertionError(f"{e.name}: the source of your implementation cannot be read ({exc}); write it as "
+                             "one def in a cell.") from None
+    except (CallTimeout, ProcessDied):
+        raise AssertionError(f"{e.name}: a mutant of your implementation stopped the notebook's process, so your "
+                             "test could not be judged.") from None
+    if found.test_failed:
+        raise AssertionError(f"{e.name}: your test fails on your own implementation, so it cannot judge altered "
+                             "copies of it: make it pass first.")
+    if found.decoy_failed:
+        raise AssertionError(f"{e.name}: your test fails on your own implementation defined again unchanged "
+                             f"({found.decoy_failed}), so it judges something other than what the function "
+                             "computes. Test the outputs.")
+    if found.mutants < MIN_MUTANTS:
+        raise AssertionError(f"{e.name}: your implementation has too little code of its own to make mutants of "
+                             f"({found.mutants}), so your test cannot be judged: write the equation's computation "
+                             "in the function itself, not in another function it calls.")
+    if found.share >= threshold:
+        return
+    steps = ", ".join(f"{t:.0%}" for t in THRESHOLDS[:-1]) + f" and {THRESHOLDS[-1]:.0%}"
+    lines = [f"{e.name}: your test caught {found.killed} of the {found.counted} mutants of your implementation "
+             f"({found.share:.0%}); it earns a point at each of {steps}."]
+    habit = test_habits(_source(test))
+    if habit:
+        lines.append(habit)
+    if found.survivors:
+        lines.append("Changes it missed: " + "; ".join(found.survivors[:4]) + ".")
+    if found.not_tried:
+        lines.append(f"{found.not_tried} mutants were not tried: your test is too slow to try them all.")
+    lines.append(ADVICE)
+    raise AssertionError(" ".join(lines))
+
+
+def _source(test: Any) -> str:
+    try:
+        return definition(test)
+    except (LookupError, StudentError, CallTimeout, ProcessDied):
+        return ""
+
+
+def equation_new(e: _Entry, others: dict[str, Any], worked: dict[str, str]) -> None:
+    known = dict(worked) | COURSE_EQUATIONS
+    for name, entry in others.items():
+        if isinstance(entry, dict) and isinstance(entry.get("equation"), str):
+            known[name] = entry["equation"]
+    try:
+        same = [what for what, equation in known.items() if latex.same_equation(e.entry["equation"], equation)]
+    except latex.LatexError as exc:
+        raise AssertionError(f"{e.name}: the equation cannot be read as LaTeX: {exc}.") from None
+    if same:
+        raise AssertionError(f"{e.name}: the equation is the same as {same[0]}'s. Pick three different equations "
+                             "from papers you care about, none of them the worked entry or one the course works.")
+
+
+def entry_cases(number: int, seed: int, worked: dict[str, str]) -> dict[str, Callable[..., None]]:
+    """The Otter cases of entry ``number`` (11 points); ``worked`` names the worked entry's equation."""
+    names = [f"entry_{number}", f"implementation_{number}", f"test_{number}"]
+    others = [f"entry_{k}" for k in ENTRIES if k != number]
+    checks: list[tuple[str, int, bool, list[str], Callable[..., None]]] = [
+        ("symbol_table_covers_the_equation", 1, False, names[:1], symbols_covered),
+        ("shapes_line_up", 1, False, names[:2], shapes_agree),
+        ("example_reproduced", 2, False, names[:2], example_reproduced),
+        ("example_is_tiny", 1, False, names[:1], example_tiny),
+        ("test_passes", 1, False, names, test_passes),
+        ("equation_is_new", 1, False, names[:1] + others,
+         lambda e, **env: equation_new(e, {n: env.get(n) for n in others}, worked)),
+    ]
+    checks += [(f"test_kills_{round(100 * t)}_percent_of_mutants", 1, True, names,
+                lambda e, t=t, **env: strong(e, t, seed)) for t in THRESHOLDS]
+    cases = {}
+    for case_name, points, hidden, params, body in checks:
+        def case(_body=body, **env: Any) -> None:
+            entry = _Entry(number, env)
+            _body(entry, **{k: v for k, v in env.items() if k in others})
+
+        case.__signature__ = _signature(params)
+        cases[f"case_{case_name}"] = test_case(name=case_name, points=points, hidden=hidden)(case)
+    return cases

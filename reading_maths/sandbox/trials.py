@@ -1,0 +1,74 @@
+"""Trials for graders: a student's function called with an altered copy of another in effect.
+
+Mutation testing needs two things of a student's function, wherever it lives: the source of its
+``def`` (:func:`definition`), and a call made while a patch stands in for it (:func:`run_patched`).
+A :class:`Remote` function (a sandbox proxy, :class:`reading_maths.sandbox.session.Proxy`) asks its
+sandboxed child; a real one (under pytest or stock nbgrader's kernel) is handled in this process by
+the same :func:`reading_maths.sandbox.patching.call_patched` the child uses.
+"""
+
+from __future__ import annotations
+
+import abc
+import ast
+import inspect
+import textwrap
+from typing import Any
+
+from reading_maths.sandbox.patching import Patch, call_patched
+
+
+class Remote(abc.ABC):
+    """A student's function that lives in another process (see :class:`reading_maths.sandbox.session.Proxy`)."""
+
+    @abc.abstractmethod
+    def definition(self) -> str:
+        """The source of its ``def``."""
+
+    @abc.abstractmethod
+    def call_patched(self, patch: Patch, replaced: Remote, args: tuple, kwargs: dict) -> Any:
+        """Call it while ``patch`` stands in for the function ``replaced``."""
+
+
+MAX_SOURCE = 200_000
+
+
+def function_source(source: str, line: int, function: str) -> str:
+    """The text of the ``def function`` (decorators included) that starts at ``line`` of ``source``.
+
+    Raises ``LookupError`` when there is no such definition (or the text cannot be parsed).
+    """
+    if len(source) > MAX_SOURCE:
+        raise LookupError("the cell is too long to read")
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        raise LookupError("the cell cannot be parsed") from None
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == function:
+            first = min([node.lineno] + [d.lineno for d in node.decorator_list])
+            if line in (first, node.lineno):
+                lines = source.splitlines()[first - 1:node.end_lineno]
+                return textwrap.dedent("\n".join(lines)) + "\n"
+    raise LookupError(f"no def {function} at line {line}")
+
+
+def definition(fn: Any) -> str:
+    """The source of the ``def`` of a student's function, whichever process it lives in."""
+    if isinstance(fn, Remote):
+        return fn.definition()
+    try:
+        return textwrap.dedent(inspect.getsource(fn))
+    except (OSError, TypeError) as exc:
+        raise LookupError(f"the source of {getattr(fn, '__name__', 'the function')} cannot be found") from exc
+
+
+def run_patched(fn: Any, replaced: Any, source: str, function: str, *args: Any, **kwargs: Any) -> Any:
+    """Call the student's ``fn(*args, **kwargs)`` while the ``def function`` in ``source`` stands in for ``replaced``.
+
+    ``fn`` may be ``replaced`` itself (to run the altered copy) or another of the student's
+    functions that uses it (their test).
+    """
+    if isinstance(fn, Remote):
+        return fn.call_patched(Patch(source, function, ""), replaced, args, kwargs)
+    return call_patched(fn.__globals__, Patch(source, function, ""), replaced, fn, args, kwargs)

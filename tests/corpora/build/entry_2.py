@@ -1,0 +1,167 @@
+"""entry_2 ("Build this"): its own right entries (binary cross-entropy, batch norm, cosine similarity) and
+wrong ones with the message they must get; graded by the same cases as entry_1, with another seed."""
+
+import numpy as np
+
+# -- right ---------------------------------------------------------------------------------------------
+
+
+def bce_with_logits(z, y):
+    z, y = np.asarray(z, dtype=float), np.asarray(y, dtype=float)
+    return np.mean(np.maximum(z, 0.0) - z * y + np.log1p(np.exp(-np.abs(z))))  # stable for any z
+
+
+def test_bce_with_logits():
+    assert np.isclose(bce_with_logits([0.0, 2.0], [1.0, 0.0]), 1.41, atol=1e-3)
+    z, y = np.array([0.3, -1.2, 2.5]), np.array([1.0, 0.0, 1.0])
+    p = 1 / (1 + np.exp(-z))
+    assert np.isclose(bce_with_logits(z, y), -np.mean(y * np.log(p) + (1 - y) * np.log(1 - p)))
+    assert np.isclose(bce_with_logits([1000.0, -1000.0], [0.0, 1.0]), 1000.0)   # finite for huge logits
+    assert np.isclose(bce_with_logits([30.0], [1.0]), 0.0, atol=1e-9)
+
+
+BCE = {
+    "paper": "Goodfellow, Bengio and Courville (2016), Deep Learning, eq. (6.19): the sigmoid and the log-likelihood",
+    "equation": r"L = -\frac{1}{N}\sum_{n=1}^{N} \left[y_n \log \sigma(z_n) + (1 - y_n) \log\left(1 - \sigma(z_n)\right)\right]",
+    "symbols": {
+        "z_n": ("the logit of example n: its score before the sigmoid", ("N",), "z"),
+        "y_n": ("the label of example n, 1 or 0", ("N",), "y"),
+        r"\sigma": ("the logistic sigmoid, 1 / (1 + exp(-z)): a probability", ("N",)),
+        "N": ("the number of examples", ()),
+        "L": ("the mean negative log-likelihood of the labels", (), "return"),
+    },
+    "example": {"inputs": {"z": [0.0, 2.0], "y": [1.0, 0.0]}, "output": 1.41},
+}
+
+
+def batch_norm(x, gamma, beta, eps=1e-5):
+    x = np.asarray(x, dtype=float)                 # (m, d): a batch of m examples
+    mu = x.mean(axis=0)                            # (d,): per feature, over the batch
+    var = x.var(axis=0)                            # (d,)
+    return gamma * (x - mu) / np.sqrt(var + eps) + beta
+
+
+def test_batch_norm():
+    out = batch_norm([[1.0, 2.0], [3.0, 6.0]], [1.0, 2.0], [0.0, 0.5], eps=0.0)
+    assert np.allclose(out, [[-1.0, -1.5], [1.0, 2.5]])
+    x = np.array([[1.0, 10.0, -3.0], [2.0, 30.0, 0.0], [4.0, 20.0, 9.0]])
+    plain = batch_norm(x, np.ones(3), np.zeros(3), eps=0.0)
+    assert np.allclose(plain.mean(axis=0), 0.0) and np.allclose(plain.var(axis=0), 1.0)
+    assert np.allclose(batch_norm(x * [1.0, 5.0, 0.1] + 3.0, np.ones(3), np.zeros(3), eps=0.0), plain)
+    g, b = np.array([2.0, 0.5, 1.5]), np.array([1.0, -1.0, 0.0])
+    assert np.allclose(batch_norm(x, g, b, eps=0.0), g * plain + b)
+    assert np.allclose(batch_norm([[5.0, 1.0], [5.0, 3.0]], [3.0, 1.0], [0.5, 0.0])[:, 0], 0.5)  # a constant feature
+
+
+BATCH_NORM = {
+    "paper": "Ioffe and Szegedy (2015), Batch Normalization, Algorithm 1",
+    "equation": r"y = \gamma \frac{x - \mu_B}{\sqrt{\sigma_B^2 + \epsilon}} + \beta, \quad "
+                r"\mu_B = \frac{1}{m}\sum_{i=1}^{m} x_i, \quad \sigma_B^2 = \frac{1}{m}\sum_{i=1}^{m} (x_i - \mu_B)^2",
+    "symbols": {
+        "x": ("a mini-batch: m examples of d features", ("m", "d"), "x"),
+        r"\gamma": ("the learned scale, one per feature", ("d",), "gamma"),
+        r"\beta": ("the learned shift, one per feature", ("d",), "beta"),
+        r"\epsilon": ("a small constant for a feature that does not vary", (), "eps"),
+        r"\mu_B": ("each feature's mean over the mini-batch", ("d",)),
+        r"\sigma_B": ("each feature's standard deviation over the mini-batch", ("d",)),
+        "m": ("the number of examples in the mini-batch", ()),
+        "y": ("the normalised, scaled and shifted batch", ("m", "d"), "return"),
+    },
+    "example": {"inputs": {"x": [[1.0, 2.0], [3.0, 6.0]], "gamma": [1.0, 2.0], "beta": [0.0, 0.5], "eps": 0.0},
+                "output": [[-1.0, -1.5], [1.0, 2.5]]},
+}
+
+
+def cosine_similarity(u, v):
+    u, v = np.asarray(u, dtype=float), np.asarray(v, dtype=float)
+    return (u * v).sum(axis=-1) / (np.linalg.norm(u, axis=-1) * np.linalg.norm(v, axis=-1))
+
+
+def test_cosine_similarity():
+    assert np.allclose(cosine_similarity([[1.0, 0.0], [3.0, 4.0]], [[0.0, 1.0], [4.0, 3.0]]), [0.0, 0.96])
+    u = np.array([[1.0, 2.0, -2.0], [0.5, 0.0, 1.0]])
+    assert np.allclose(cosine_similarity(u, 7 * u), 1.0) and np.allclose(cosine_similarity(u, -u), -1.0)
+    v = np.array([[2.0, -1.0, 3.0], [1.0, 4.0, -2.0]])
+    assert np.allclose(cosine_similarity(u, v), [(2 - 2 - 6) / (3 * np.sqrt(14)), (0.5 - 2) / (np.sqrt(1.25) * np.sqrt(21))])
+    assert np.allclose(cosine_similarity(u, v), cosine_similarity(v, u))
+
+
+COSINE = {
+    "paper": "Radford et al. (2021), CLIP, Figure 3: the cosine similarity of image and text embeddings",
+    "equation": r"s = \frac{u \cdot v}{\lVert u \rVert \, \lVert v \rVert}",
+    "symbols": {
+        "u": ("the image embeddings, one row each", ("n", "d"), "u"),
+        "v": ("the text embeddings, one row each", ("n", "d"), "v"),
+        "s": ("the cosine of the angle between each pair of rows, from -1 to 1", ("n",), "return"),
+    },
+    "example": {"inputs": {"u": [[1.0, 0.0], [3.0, 4.0]], "v": [[0.0, 1.0], [4.0, 3.0]]}, "output": [0.0, 0.96]},
+}
+
+
+def _entry(entry, implementation, test):
+    return {"entry_2": entry, "implementation_2": implementation, "test_2": test}
+
+
+RIGHT = {
+    "binary-cross-entropy-with-logits": _entry(BCE, bce_with_logits, test_bce_with_logits),
+    "batch-norm": _entry(BATCH_NORM, batch_norm, test_batch_norm),
+    "cosine-similarity": _entry(COSINE, cosine_similarity, test_cosine_similarity),
+}
+
+
+# -- wrong ---------------------------------------------------------------------------------------------
+
+
+def test_bce_runs():
+    bce_with_logits([0.0, 2.0], [1.0, 0.0])
+
+
+def test_bce_is_a_number():
+    assert np.shape(bce_with_logits([0.0, 2.0], [1.0, 0.0])) == ()
+
+
+def crashing_cosine(u, v):
+    u, v = np.asarray(u, dtype=float), np.asarray(v, dtype=float)
+    return (u * v).sum(axis=-1) / (np.linalg.norm(u, axis=2) * np.linalg.norm(v, axis=2))
+
+
+def test_crashing_cosine():
+    assert np.allclose(crashing_cosine([[3.0, 4.0]], [[4.0, 3.0]]), [0.96])
+
+
+def layer_norm_by_std(x, gamma, beta, eps=1e-5):
+    x = np.asarray(x, dtype=float)
+    return gamma * (x - x.mean(-1, keepdims=True)) / np.sqrt(x.var(-1, keepdims=True) + eps) + beta
+
+
+def test_layer_norm_by_std():
+    assert np.allclose(layer_norm_by_std([[1.0, 2.0, 3.0]], np.ones(3), np.zeros(3), 0.0), [[-1.2247, 0.0, 1.2247]],
+                       atol=1e-3)
+
+
+LAYER_NORM_AGAIN = {
+    "paper": "Ba, Kiros and Hinton (2016), Layer Normalization, eq. (4)",
+    "equation": r"y = \gamma \odot \frac{x - \mu}{\sqrt{\sigma^2 + \epsilon}} + \beta, \quad "
+                r"\mu = \frac{1}{d}\sum_{i=1}^{d} x_i, \quad \sigma^2 = \frac{1}{d}\sum_{i=1}^{d} (x_i - \mu)^2",
+    "symbols": {"x": ("tokens' features", ("n", "d"), "x"), r"\gamma": ("gain", ("d",), "gamma"),
+                r"\beta": ("bias", ("d",), "beta"), r"\epsilon": ("small", (), "eps"), r"\mu": ("mean", ("n", 1)),
+                r"\sigma": ("std", ("n", 1)), "d": ("features", ()), "y": ("output", ("n", "d"), "return")},
+    "example": {"inputs": {"x": [[1.0, 2.0, 3.0]], "gamma": [1.0, 1.0, 1.0], "beta": [0.0, 0.0, 0.0], "eps": 0.0},
+                "output": [[-1.2247, 0.0, 1.2247]]},
+}
+BATCH_NORM_SAMPLE_VARIANCE = dict(BATCH_NORM, example={  # worked with the n - 1 variance: not the paper's
+    "inputs": BATCH_NORM["example"]["inputs"], "output": [[-0.7071, -0.9142], [0.7071, 1.9142]]})
+BATCH_NORM_NO_SIGMA = dict(BATCH_NORM, symbols={k: v for k, v in BATCH_NORM["symbols"].items() if k != r"\sigma_B"})
+
+
+WRONG = {
+    "bce-test-asserts-nothing": (_entry(BCE, bce_with_logits, test_bce_runs), "Your test asserts nothing"),
+    "bce-test-checks-only-the-shape": (_entry(BCE, bce_with_logits, test_bce_is_a_number), "only checks the shape"),
+    "batch-norm-example-with-the-sample-variance": (_entry(BATCH_NORM_SAMPLE_VARIANCE, batch_norm, test_batch_norm),
+                                                    "the output you worked by hand"),
+    "batch-norm-missing-symbol": (_entry(BATCH_NORM_NO_SIGMA, batch_norm, test_batch_norm),
+                                  "the symbol table has no row for `\\sigma_{B}`"),
+    "cosine-implementation-crashes": (_entry(COSINE, crashing_cosine, test_crashing_cosine), "your implementation raised"),
+    "layer-norm-again": (_entry(LAYER_NORM_AGAIN, layer_norm_by_std, test_layer_norm_by_std),
+                         "the worked entry (layer norm)"),
+}

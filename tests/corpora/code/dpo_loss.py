@@ -1,0 +1,145 @@
+"""dpo_loss: differently written right answers, and wrong ones with the diagnosis they must get."""
+
+import math
+
+import numpy as np
+
+# -- right ---------------------------------------------------------------------------------------------
+
+
+def _text_style(pi_w, pi_l, ref_w, ref_l, beta=0.1):
+    pi_w, pi_l, ref_w, ref_l = (np.asarray(x, dtype=float) for x in (pi_w, pi_l, ref_w, ref_l))
+    margin = beta * ((pi_w - ref_w) - (pi_l - ref_l))
+    return -np.mean(-np.logaddexp(0, -margin))
+
+
+def _log_ratios_first(pi_w, pi_l, ref_w, ref_l, beta=0.1):
+    chosen = np.subtract(pi_w, ref_w)
+    rejected = np.subtract(pi_l, ref_l)
+    return np.logaddexp(0.0, -beta * (chosen - rejected)).mean()
+
+
+def _two_branch_softplus(pi_w, pi_l, ref_w, ref_l, beta=0.1):
+    u = beta * ((np.asarray(pi_w) - np.asarray(ref_w)) - (np.asarray(pi_l) - np.asarray(ref_l)))
+    u = u.astype(float)
+    log_sig = np.where(u >= 0, -np.log1p(np.exp(-np.abs(u))), u - np.log1p(np.exp(-np.abs(u))))
+    return float(-log_sig.mean())
+
+
+def _max_plus_log1p(pi_w, pi_l, ref_w, ref_l, beta=0.1):
+    u = beta * (np.array(pi_w, dtype=float) - np.array(ref_w, dtype=float)
+                - np.array(pi_l, dtype=float) + np.array(ref_l, dtype=float))
+    return np.mean(np.maximum(-u, 0.0) + np.log1p(np.exp(-np.abs(u))))
+
+
+def _python_loop(pi_w, pi_l, ref_w, ref_l, beta=0.1):
+    total, count = 0.0, 0
+    for a, b, c, d in zip(np.ravel(pi_w), np.ravel(pi_l), np.ravel(ref_w), np.ravel(ref_l)):
+        u = beta * ((float(a) - float(c)) - (float(b) - float(d)))
+        total += (-u + math.log1p(math.exp(u))) if u < 0 else math.log1p(math.exp(-u))
+        count += 1
+    return total / count
+
+
+def _zero_d_array(pi_w, pi_l, ref_w, ref_l, beta=0.1):
+    stacked = np.stack([np.asarray(x, dtype=float) for x in (pi_w, pi_l, ref_w, ref_l)])
+    margin = beta * (stacked[0] - stacked[2] - (stacked[1] - stacked[3]))
+    return np.asarray(np.average(np.logaddexp(0, -margin)))
+
+
+def _in_place_on_copies(pi_w, pi_l, ref_w, ref_l, beta=0.1):
+    w = np.array(pi_w, dtype=np.float64, copy=True)
+    w -= np.asarray(ref_w, dtype=float)
+    w -= np.asarray(pi_l, dtype=float) - np.asarray(ref_l, dtype=float)
+    w *= -beta
+    np.logaddexp(0.0, w, out=w)
+    return w.sum() / w.size
+
+
+def _log_sigmoid_helper(pi_w, pi_l, ref_w, ref_l, beta=0.1):
+    def log_sigmoid(x):
+        return -np.logaddexp(0, -x)
+
+    pi_logratios = np.asarray(pi_w, dtype=float) - np.asarray(pi_l, dtype=float)
+    ref_logratios = np.asarray(ref_w, dtype=float) - np.asarray(ref_l, dtype=float)
+    return -log_sigmoid(beta * (pi_logratios - ref_logratios)).mean()  # the DPO paper's own grouping
+
+
+RIGHT = {
+    "text-style": {"dpo_loss": _text_style},
+    "log-ratios-first": {"dpo_loss": _log_ratios_first},
+    "two-branch-softplus": {"dpo_loss": _two_branch_softplus},
+    "max-plus-log1p": {"dpo_loss": _max_plus_log1p},
+    "python-loop-math": {"dpo_loss": _python_loop},
+    "zero-d-array": {"dpo_loss": _zero_d_array},
+    "in-place-on-copies": {"dpo_loss": _in_place_on_copies},
+    "paper-grouping": {"dpo_loss": _log_sigmoid_helper},
+}
+
+
+# -- wrong ---------------------------------------------------------------------------------------------
+
+
+def _naive(pi_w, pi_l, ref_w, ref_l, beta=0.1):
+    margin = beta * ((np.asarray(pi_w, dtype=float) - ref_w) - (np.asarray(pi_l, dtype=float) - ref_l))
+    return -np.mean(np.log(1 / (1 + np.exp(-margin))))
+
+
+def _clipped_sigmoid(pi_w, pi_l, ref_w, ref_l, beta=0.1):
+    margin = beta * ((np.asarray(pi_w, dtype=float) - ref_w) - (np.asarray(pi_l, dtype=float) - ref_l))
+    return -np.mean(np.log(np.clip(1 / (1 + np.exp(-margin)), 1e-12, 1.0)))
+
+
+def _per_example(pi_w, pi_l, ref_w, ref_l, beta=0.1):
+    margin = beta * ((np.asarray(pi_w, dtype=float) - ref_w) - (np.asarray(pi_l, dtype=float) - ref_l))
+    return np.logaddexp(0, -margin)
+
+
+def _mutates_input(pi_w, pi_l, ref_w, ref_l, beta=0.1):
+    if isinstance(pi_w, np.ndarray) and pi_w.dtype == float:
+        pi_w -= ref_w
+        pi_w -= np.asarray(pi_l, dtype=float) - ref_l
+        pi_w *= beta
+        return float(np.mean(np.logaddexp(0, -pi_w)))
+    return _text_style(pi_w, pi_l, ref_w, ref_l, beta)
+
+
+def _no_reference(pi_w, pi_l, ref_w, ref_l, beta=0.1):
+    margin = beta * (np.asarray(pi_w, dtype=float) - np.asarray(pi_l, dtype=float))
+    return float(np.mean(np.logaddexp(0, -margin)))
+
+
+def _beta_divides(pi_w, pi_l, ref_w, ref_l, beta=0.1):
+    margin = ((np.asarray(pi_w, dtype=float) - ref_w) - (np.asarray(pi_l, dtype=float) - ref_l)) / beta
+    return float(np.mean(np.logaddexp(0, -margin)))
+
+
+def _log_of_probabilities(pi_w, pi_l, ref_w, ref_l, beta=0.1):
+    # treats the log probabilities as probabilities and takes their logs again
+    with np.errstate(all="ignore"):
+        pw, pl, rw, rl = (np.log(np.abs(np.asarray(x, dtype=float))) for x in (pi_w, pi_l, ref_w, ref_l))
+    return float(np.mean(np.logaddexp(0, -beta * ((pw - rw) - (pl - rl)))))
+
+
+def _median(pi_w, pi_l, ref_w, ref_l, beta=0.1):
+    margin = beta * ((np.asarray(pi_w, dtype=float) - ref_w) - (np.asarray(pi_l, dtype=float) - ref_l))
+    return float(np.median(np.logaddexp(0, -margin)))
+
+
+def _mean_too_early(pi_w, pi_l, ref_w, ref_l, beta=0.1):
+    margin = beta * ((np.asarray(pi_w, dtype=float) - ref_w) - (np.asarray(pi_l, dtype=float) - ref_l))
+    return float(np.logaddexp(0, -np.mean(margin)))  # the log-sigmoid of the mean margin is not the mean loss
+
+
+WRONG = {
+    "naive-log-sigmoid": ({"dpo_loss": _naive}, "unstable-log-sigmoid"),
+    "clipped-sigmoid": ({"dpo_loss": _clipped_sigmoid}, "a hidden batch whose margins are far below zero"),
+    "per-example-losses": ({"dpo_loss": _per_example}, "should have shape ()"),
+    "mutates-input": ({"dpo_loss": _mutates_input}, "changed its input array in place"),
+    "no-reference": ({"dpo_loss": _no_reference}, "the hand-worked batch of two"),
+    "beta-divides": ({"dpo_loss": _beta_divides}, "has the wrong values"),
+    "logs-of-logs": ({"dpo_loss": _log_of_probabilities}, None),
+    "median-not-mean": ({"dpo_loss": _median}, "a hidden random batch"),
+    "mean-too-early": ({"dpo_loss": _mean_too_early}, "the hand-worked batch of two"),
+    "not-a-function": ({"dpo_loss": 0.6456}, "should be a function"),
+}

@@ -1,0 +1,283 @@
+"""The build assignment ("Build this"): its notebook, reading LaTeX, mutants, and how strong a test is.
+
+The classifier tests (right entries keep full marks, wrong ones lose points with their message) are in
+test_corpora.py; the sandboxed path (mutants run in the student's process) in test_build_sandbox.py.
+"""
+
+import math
+import runpy
+import warnings
+
+import nbformat
+import numpy as np
+import pytest
+
+from conftest import ROOT
+from reading_maths.course import Assignment
+from reading_maths.kit import latex, reference
+from reading_maths.kit.entries import EntryFormatError, check_entry, read_entry, same_output
+from reading_maths.kit.mutation import decoys, mutants
+from reading_maths.kit.strength import judge, variations
+from reading_maths.notebook import SOLUTION_MARKERS, grade_id, nbgrader_meta, read_notebook
+
+BUILD = Assignment("build", ROOT)
+ENTRIES = ["entry_1", "entry_2", "entry_3"]
+MANUAL = {f"{kind}_{k}": 2 for kind in ("meanings", "why") for k in (1, 2, 3)}
+CORPUS = runpy.run_path(str(ROOT / "tests" / "corpora" / "build" / "entry_1.py"))
+
+
+def _grade(question: str, env: dict):
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        return BUILD.grader(question).run(env)
+
+
+def _cells() -> dict:
+    return {grade_id(c): c for c in read_notebook(BUILD.source_notebook).cells if grade_id(c)}
+
+
+# -- the notebook ------------------------------------------------------------------------------------------
+
+def test_questions_points_and_hand_marked_cells():
+    assert BUILD.questions == ENTRIES
+    cells = _cells()
+    for q in ENTRIES:
+        assert nbgrader_meta(cells[q])["points"] == BUILD.grader(q).max_score == 11
+    assert {g: nbgrader_meta(cells[g])["points"] for g in BUILD.manual_cells} == MANUAL
+    for scheme in ("meanings-scheme", "why-scheme"):
+        meta = nbgrader_meta(cells[scheme])
+        assert meta["task"] and meta["points"] == 0 and "### BEGIN MARK SCHEME" in cells[scheme].source
+    for k in (1, 2, 3):  # the entry's code is the hand-marked meanings answer; the why is markdown
+        assert cells[f"meanings_{k}"].cell_type == "code" and cells[f"why_{k}"].cell_type == "markdown"
+    for cell in read_notebook(BUILD.source_notebook).cells:
+        if cell.cell_type == "code":
+            assert cell.outputs == [] and cell.execution_count is None, "commit without outputs"
+
+
+def test_format_cell_is_the_entries_module_verbatim():
+    body = _cells()["entry-format"].source.split("\n", 1)[1]
+    assert body == (ROOT / "reading_maths" / "kit" / "entries.py").read_text().rstrip("\n"), \
+        "paste reading_maths/kit/entries.py into the notebook's entry-format cell"
+    source = (ROOT / "reading_maths" / "kit" / "entries.py").read_text()
+    imports = {line.split()[1].split(".")[0] for line in source.splitlines() if line.startswith(("import ", "from "))}
+    assert imports <= {"math", "re", "numpy"}, imports
+
+
+def test_check_cells_pass_on_the_reference_and_need_only_the_notebook():
+    env: dict = {}
+    for cell in read_notebook(BUILD.source_notebook).cells:
+        gid = grade_id(cell)
+        if cell.cell_type != "code" or gid in ENTRIES:
+            continue
+        source = SOLUTION_MARKERS.sub("", cell.source)
+        if gid.endswith("-check"):
+            assert "reading_maths" not in source and "import" not in source
+        exec(compile(source, gid, "exec"), env)  # noqa: S102 - our own notebook; raises if a check fails
+    assert "format is right" in check_entry(env["entry_1"], env["implementation_1"], env["test_1"], "entry_1")
+
+
+def test_source_notebook_scores_full_marks_and_the_worked_entry_would_too():
+    env = vars(reference("build"))
+    for q in ENTRIES:
+        result = _grade(q, env)
+        assert result.score == result.max_score, result.feedback
+    worked = {"entry_1": env["entry_0"], "implementation_1": env["implementation_0"], "test_1": env["test_0"]}
+    result = _grade("entry_1", worked)
+    failed = [c.name for c in result.cases if not c.passed]
+    assert failed == ["equation_is_new"], result.feedback  # a perfect entry, but the worked one
+
+
+def test_release_stub_scores_zero_with_the_format_message():
+    from nbgrader.preprocessors import ClearSolutions
+    from traitlets.config import Config
+
+    config = Config()
+    config.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
+    nb = nbformat.read(str(BUILD.source_notebook), as_version=4)
+    nb, _ = ClearSolutions(config=config).preprocess(nb, {"language": "python"})
+    env: dict = {}
+    for cell in nb.cells:
+        if cell.cell_type == "code" and not nbgrader_meta(cell).get("grade_id", "").endswith("-check") \
+                and grade_id(cell) not in ENTRIES:
+            try:
+                exec(cell.source, env)  # noqa: S102 - our own notebook
+            except NotImplementedError:
+                pass
+    assert env["entry_1"]["symbols"] == {}, "the skeleton dict is there to fill in"
+    for q in ENTRIES:
+        result = _grade(q, env)
+        assert result.score == 0
+        assert any("should be a non-empty string" in line for line in result.feedback), result.feedback
+
+
+def test_equation_must_differ_from_the_other_entries():
+    env = vars(reference("build"))
+    twin = dict(env["entry_2"])
+    twin["equation"] = env["entry_1"]["equation"].replace(" ", "")
+    result = _grade("entry_2", {**env, "entry_2": twin})
+    assert any("the same as entry_1's" in line for line in result.feedback), result.feedback
+
+
+# -- entries.py: the format and its messages -------------------------------------------------------------------
+
+@pytest.mark.parametrize("change, message", [
+    ({"symbols": {"x": ("x", "n", "x"), "y": ("y", ("n",), "return")}}, "should be a tuple of dimension names"),
+    ({"symbols": {"x": ("", ("n",), "x"), "y": ("y", ("n",), "return")}}, "the meaning should be a sentence"),
+    ({"symbols": {"x": ("x", ("n",), "x"), "y": ("y", ("n",))}}, "say which symbol is the result"),
+    ({"symbols": {"x": ("x", ("n", 2.5), "x"), "y": ("y", ("n",), "return")}}, "2.5 is not a dimension"),
+    ({"example": {"inputs": {"z": [1.0]}, "output": [1.0]}}, "'z' is no symbol's name in the code"),
+    ({"example": {"inputs": {"x": ["a"]}, "output": [1.0]}}, "should be numbers"),
+    ({"paper": ""}, "['paper'] should be a non-empty string"),
+])
+def test_format_errors_say_what_to_change(change, message):
+    entry = {"paper": "p", "equation": "y = 2x",
+             "symbols": {"x": ("the input", ("n",), "x"), "y": ("the output", ("n",), "return")},
+             "example": {"inputs": {"x": [1.0]}, "output": [2.0]}} | change
+    with pytest.raises(EntryFormatError, match=message.replace("(", r"\(").replace(")", r"\)").replace("[", r"\[")):
+        read_entry(entry, "entry_1")
+
+
+def test_same_output_is_the_hand_worked_tolerance():
+    assert same_output([0.6456], [0.646]) and same_output(1.9546, 1.95)
+    assert not same_output([0.6456], [0.66]) and not same_output([[1.0]], [1.0])
+    assert same_output([np.inf, np.nan], [np.inf, np.nan]) and not same_output([1e300], [np.inf])
+
+
+# -- latex.py: symbols read with pylatexenc ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("equation, expected", [
+    (r"y = \gamma \odot \frac{x - \mu}{\sqrt{\sigma^2 + \epsilon}} + \beta",
+     ["y", r"\gamma", "x", r"\mu", r"\sigma", r"\epsilon", r"\beta"]),
+    (r"\mathrm{Attention}(Q, K, V) = \mathrm{softmax}\left(\frac{QK^\top}{\sqrt{d_k}}\right) V",
+     ["Q", "K", "V", "d_{k}"]),
+    (r"L = -\frac{1}{N}\sum_{n=1}^{N} \log \hat{p}_{y_n}", ["L", "N", r"\hat{p}"]),          # n is bound by the sum
+    (r"\mathcal{L}_{DPO} = -\mathbb{E}_{(x, y_w, y_l) \sim D}[\log \sigma(\beta \log \pi_\theta(y_w|x))]",
+     [r"\mathcal{L}_{DPO}", r"\sigma", r"\beta", r"\pi_{\theta}", "y_{w}", "x"]),
+    (r"y = 0.5\,x\,(1 + \tanh(\sqrt{2/\pi}\,(x + 0.044715\,x^3)))", ["y", "x"]),           # pi the constant
+    (r"M_{ij} = 0 \text{ if key } j \text{ is visible to query } i", ["M_{ij}"]),           # i, j indices
+    ("y = γ ⊙ x̂ + β, σ² = 1", ["y", r"\gamma", r"\hat{x}", r"\beta", r"\sigma"]),          # Unicode
+])
+def test_symbols_of_real_equations(equation, expected):
+    assert latex.symbols(equation) == expected
+
+
+def test_symbol_table_keys_are_read_like_the_equation():
+    equation = r"D = \log\frac{\sigma_2}{\sigma_1} + \frac{\sigma_1^2 + (\mu_1 - \mu_2)^2}{2\sigma_2^2} - \frac{1}{2}"
+    assert latex.uncovered(equation, ["D", "μ₁", "\\mu_2", "\\boldsymbol{\\sigma}_1", "σ₂"]) == []
+    assert latex.uncovered(equation, ["D", "mu1", "mu2", "sigma1", "sigma2"]) == [
+        r"\sigma_{2}", r"\sigma_{1}", r"\mu_{1}", r"\mu_{2}"]  # words are not LaTeX symbols
+    assert latex.uncovered(r"y_w - y_l", ["y"]) == []  # a base letter covers its labelled symbols
+
+
+def test_same_equation_ignores_spacing_not_content():
+    a = r"y = \frac{x - \mu}{\sqrt{\sigma^2 + \epsilon}}"
+    assert latex.same_equation(a, a.replace(" ", "") + r"\,")
+    assert latex.same_equation(a, r"y = \frac{-\mu + x}{\sqrt{\epsilon + \sigma^2}}")   # the terms reordered
+    assert not latex.same_equation(a, r"y = \frac{x}{\sqrt{\sigma^2 + \epsilon}}")
+
+
+def test_hostile_latex_is_refused_not_crashing():
+    with pytest.raises(latex.LatexError):
+        latex.symbols("{" * 3000 + "x" + "}" * 3000)
+    with pytest.raises(latex.LatexError):
+        latex.symbols("x" * 5000)
+
+
+# -- mutation.py: mutants made with ast ------------------------------------------------------------------------------
+
+SOURCE = '''def normalise(x, w):
+    """The docstring stays as it is."""
+    x = np.asarray(x, dtype=float)
+    z = np.exp(x - x.max(axis=-1, keepdims=True)) @ w.T
+    return z / z.sum(axis=-1, keepdims=True) - 1
+'''
+
+
+def test_mutants_make_each_kind_of_change_once_and_deterministically():
+    found = mutants(SOURCE)
+    assert [m.source for m in found] == [m.source for m in mutants(SOURCE)]
+    assert len({m.source for m in found}) == len(found)
+    kinds = " | ".join(m.description for m in found)
+    for kind in ("operator changed to `+`", "a term dropped", "a factor dropped", "`exp` changed to `log`",
+                 "`exp` dropped", "`sum` changed to `mean`", "`max` changed to `min`", "the axis changed",
+                 "keepdims changed", "a transpose dropped", "a constant changed", "operator changed to `*`"):
+        assert kind in kinds, kind
+    assert all('"""The docstring stays as it is."""' in m.source for m in found)
+    assert any("axis=0" in m.source for m in found) and any(".mean(axis=-1" in m.source for m in found)
+    assert len(mutants(SOURCE, limit=5)) == 5
+
+
+def test_decoys_are_the_same_function():
+    namespace = {"np": np}
+    for decoy in decoys(SOURCE):
+        scope = dict(namespace)
+        exec(decoy.source, scope)  # noqa: S102 - our own text
+        x, w = np.array([[1.0, 2.0], [0.5, -1.0]]), np.array([[1.0, 0.0], [2.0, 1.0]])
+        exec(SOURCE, namespace)  # noqa: S102
+        assert np.array_equal(scope["normalise"](x, w), namespace["normalise"](x, w))
+
+
+# -- strength.py: the share of mutants a test kills ------------------------------------------------------------------
+
+def _judge(implementation, test, inputs):
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        return judge(implementation, test, variations(inputs, np.random.default_rng(0)))
+
+
+def test_a_strong_test_kills_every_mutant_a_weak_one_few():
+    inputs = CORPUS["RMS_NORM"]["example"]["inputs"]
+    strong = _judge(CORPUS["rms_norm"], CORPUS["test_rms_norm"], inputs)
+    assert strong.share == 1.0 and strong.counted > 10 and not strong.survivors
+    for weak in ("test_runs_only", "test_asserts_true", "test_shape_only"):
+        found = _judge(CORPUS["rms_norm"], CORPUS[weak], inputs)
+        assert found.share < 0.5 and found.counted == strong.counted and len(found.survivors) > 5, weak
+    partial = _judge(CORPUS["rms_norm"], CORPUS["test_example_only_with_ones"], inputs)
+    assert 0.3 < partial.share < 1.0
+
+
+def multiply_by_one(x):
+    x = np.asarray(x, dtype=float)
+    return x * 1.0 + 0.0
+
+
+def check_multiply_by_one():
+    assert np.allclose(multiply_by_one([2.0, -3.0]), [2.0, -3.0])
+
+
+def test_equivalent_mutants_do_not_count():
+    found = _judge(multiply_by_one, check_multiply_by_one, {"x": [2.0, -3.0]})
+    # x * 1.0 -> x / 1.0, x + 0.0 -> x - 0.0, dropping either: the same outputs everywhere
+    assert found.equivalent >= 4 and found.killed == found.counted and found.share == 1.0
+
+
+def looping(x):
+    total = 0.0
+    i = 0
+    while i < 3:
+        total += x
+        i += 1
+    return total
+
+
+def check_looping():
+    assert looping(2.0) == 6.0
+
+
+def test_a_mutant_that_never_ends_is_stopped_and_counts_as_killed():
+    found = _judge(looping, check_looping, {"x": 2.0})
+    assert any("comparison turned round" in m.description or "operator changed to `-`" in m.description
+               for m in mutants(__import__("inspect").getsource(looping)))
+    assert found.killed == found.counted > 0  # i -= 1 loops for ever: stopped after the CPU limit, a failure
+
+
+def test_variations_keep_shapes_kinds_signs_and_infinities():
+    inputs = {"x": [[1.0, -2.0, 0.0]], "mask": [[True, False, True]], "y": [0, 2], "eps": 0.5,
+              "m": [[0.0, -np.inf]]}
+    found = variations(inputs, np.random.default_rng(1))
+    assert found[0] is inputs and len(found) == 4
+    for varied in found[1:]:
+        assert np.shape(varied["x"]) == (1, 3) and varied["mask"] == inputs["mask"] and varied["y"] == [0, 2]
+        assert isinstance(varied["eps"], float) and np.isneginf(varied["m"][0][1])
+    assert np.all(np.sign(found[1]["x"]) == np.sign(inputs["x"]))
+    assert not np.allclose(found[1]["x"], inputs["x"]) and not math.isclose(found[1]["eps"], 0.5)

@@ -1,0 +1,175 @@
+"""Mutation testing where student code runs: the sandboxed child, and stock nbgrader's kernel.
+
+The mutants are written on the trusted side and run in the student's child through two protocol
+requests: ``locate`` (where a function's ``def`` is; its text is then read from the trusted side's
+own copy of the cells) and a ``call`` carrying a ``patch``.  These tests drive both through a real
+sandbox, check that a hostile notebook cannot use them to raise its grade, and that the sandboxed
+engine, the in-process driver and the kernel driver give every build notebook the same marks.
+"""
+
+import linecache
+import re
+import warnings
+
+import nbformat
+import numpy as np
+import pytest
+from nbclient import NotebookClient
+
+from conftest import ROOT
+from reading_maths.course import Assignment
+from reading_maths.grading.engine import Settings, grade
+from reading_maths.notebook import SOLUTION_MARKERS, grade_id, is_test_cell
+from reading_maths.sandbox.errors import CallTimeout, StudentError
+from reading_maths.sandbox.trials import definition, run_patched
+from test_sandbox import SANDBOX, session
+
+SOURCE = ROOT / "source" / "build" / "build.ipynb"
+IMPLEMENTATION = "def twice(x):\n    # doubles\n    return 2 * x\n\nimplementation_1 = twice\n"
+TEST = "def test_1():\n    assert twice(3) == 6\n"
+HIJACK_PATCHES = '''
+import sys
+child = sys.modules["__main__"]
+def always_fails(*args, **kwargs):
+    raise AssertionError("caught!")
+child.call_patched = always_fails   # every mutant "killed": the decoys tell
+'''
+LIE_ABOUT_SOURCE = '''
+import sys
+sys.modules["__main__"]._locate = lambda namespace, name: {"event": "located", "cell": 0, "line": 1,
+                                                           "function": "strong_looking_function"}
+'''
+WEAK_TEST_2 = "\n\ndef test_2():\n    implementation_2([[3.0, 4.0]], [1.0, 1.0])\n"
+BROKEN_IMPLEMENTATION_3 = ("\n\ndef implementation_3(mu1, sigma1, mu2, sigma2):\n"
+                           "    return np.log(np.asarray(sigma2) / sigma1) + undefined_name\n")
+
+
+def test_locate_gives_the_def_as_the_notebook_holds_it():
+    with session("import numpy as np", IMPLEMENTATION, TEST, names=("implementation_1", "test_1")) as s:
+        env = s.env()
+        assert definition(env["implementation_1"]) == "def twice(x):\n    # doubles\n    return 2 * x\n"
+        assert definition(env["test_1"]) == TEST
+
+
+def test_a_patch_is_in_effect_for_one_call_only():
+    with session(IMPLEMENTATION, TEST, names=("implementation_1", "test_1")) as s:
+        env = s.env()
+        impl, test = env["implementation_1"], env["test_1"]
+        mutant = "def twice(x):\n    return 3 * x\n"
+        assert run_patched(impl, impl, mutant, "twice", 5) == 15
+        with pytest.raises(StudentError, match="AssertionError"):
+            run_patched(test, impl, mutant, "twice")  # the test calls `twice`: the mutant stands in for it
+        assert impl(5) == 10 and test() is None       # and afterwards the notebook's own function is back
+        assert run_patched(test, impl, "def twice(x):\n    return x + x\n", "twice") is None
+
+
+def test_a_mutant_that_never_ends_is_stopped_and_the_child_answers_on():
+    with session(IMPLEMENTATION, TEST, names=("implementation_1", "test_1"), timeout=20) as s:
+        env = s.env()
+        impl, test = env["implementation_1"], env["test_1"]
+        with pytest.raises(StudentError) as stopped:
+            run_patched(test, impl, "def twice(x):\n    while True:\n        x += 1\n", "twice")
+        assert stopped.value.type_name == "TrialTimeout"
+        assert impl(4) == 8 and s.interruption() is None
+
+
+def test_every_patched_call_keeps_the_sessions_hard_limit():
+    ignores_the_soft_limit = "import signal\nsignal.signal = lambda *a: None\nsignal.setitimer = lambda *a: None\n"
+    with session(ignores_the_soft_limit, IMPLEMENTATION, TEST, names=("implementation_1", "test_1"),
+                 timeout=2) as s:
+        env = s.env()
+        impl, test = env["implementation_1"], env["test_1"]
+        with pytest.raises(CallTimeout):
+            run_patched(test, impl, "def twice(x):\n    while True:\n        pass\n", "twice")
+        assert s.interruption()[0] == "timeout"
+
+
+def test_a_child_that_lies_about_its_source_gets_only_the_notebooks_text():
+    with session(LIE_ABOUT_SOURCE, IMPLEMENTATION, names=("implementation_1",)) as s:
+        with pytest.raises(LookupError, match="no def strong_looking_function"):
+            definition(s.env()["implementation_1"])
+
+
+# -- whole notebooks: the sandboxed engine against the two in-process drivers ---------------------------------
+
+def _notebook(tmp_path, name: str, extra: dict[str, str]):
+    """The source notebook (hidden tests included) with ``extra`` code appended to some answer cells."""
+    nb = nbformat.read(SOURCE, as_version=4)
+    for cell in nb.cells:
+        if grade_id(cell) in extra:
+            cell.source = SOLUTION_MARKERS.sub("", cell.source) + extra[grade_id(cell)]
+    path = tmp_path / f"{name}.ipynb"
+    nbformat.write(nb, path)
+    return path
+
+
+def _in_process(path) -> dict[str, list[tuple[str, bool]]]:
+    """The pytest driver: the notebook's cells run here, the graders on the real functions."""
+    nb = nbformat.read(path, as_version=4)
+    env: dict = {"__name__": "notebook"}
+    for number, cell in enumerate(nb.cells):
+        if cell.cell_type == "code" and not is_test_cell(cell):
+            filename = f"<notebook cell {number}>"
+            linecache.cache[filename] = (len(cell.source), None, cell.source.splitlines(True), filename)
+            try:
+                exec(compile(cell.source, filename, "exec"), env)  # noqa: S102 - our own test notebooks
+            except Exception:  # noqa: BLE001, S110 - a broken cell is the student's, as in a kernel
+                pass
+    build = Assignment("build", ROOT)
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        return {q: [(c.name, c.passed) for c in build.grader(q).run(env).cases] for q in build.questions}
+
+
+def _sandboxed(path) -> tuple[dict[str, list[tuple[str, bool]]], dict]:
+    result = grade(path, Settings(SANDBOX, cell_timeout=30, call_timeout=10), ROOT)
+    return {q.id: [(c.name, c.passed) for c in q.cases] for q in result.questions}, result
+
+
+@pytest.fixture(scope="module")
+def notebooks(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("build")
+    return {
+        "reference": _notebook(tmp, "reference", {}),
+        "weak-and-broken": _notebook(tmp, "weak-and-broken", {"meanings_2": WEAK_TEST_2,
+                                                              "meanings_3": BROKEN_IMPLEMENTATION_3}),
+        "hijacked": _notebook(tmp, "hijacked", {"meanings_1": HIJACK_PATCHES}),
+    }
+
+
+def test_the_sandbox_and_the_in_process_driver_agree(notebooks):
+    for name, path in notebooks.items():
+        sandboxed, result = _sandboxed(path)
+        if name != "hijacked":  # the hijack rewrites the child's own code: it has no in-process meaning
+            assert sandboxed == _in_process(path), name
+        if name == "reference":
+            assert result.score == result.max_score == 33, result.to_json()
+        if name == "weak-and-broken":
+            entry_2, entry_3 = result.question("entry_2"), result.question("entry_3")
+            assert entry_2.score == 11 - 4 and any("Your test asserts nothing" in f for f in entry_2.feedback)
+            assert any("raised NameError" in f for f in entry_3.feedback) and entry_3.score < 11 - 4
+
+
+def test_a_notebook_that_fails_every_patched_call_gains_nothing(notebooks):
+    _, result = _sandboxed(notebooks["hijacked"])
+    for q in result.questions:
+        strength = [c for c in q.cases if c.name.startswith("test_kills")]
+        assert strength and not any(c.passed for c in strength), q.feedback
+        assert any("defined again unchanged" in f for f in q.feedback)
+    assert result.score == 33 - 3 * 4
+
+
+def test_stock_nbgrader_kernel_grades_the_build_notebook_the_same(notebooks):
+    """The hidden test cells run the same graders inside the kernel, as stock ``nbgrader autograde`` does."""
+    nb = nbformat.read(notebooks["weak-and-broken"], as_version=4)
+    NotebookClient(nb, timeout=600, kernel_name="python3", allow_errors=True,
+                   resources={"metadata": {"path": str(ROOT)}}).execute()
+    printed = {}
+    for cell in nb.cells:
+        if is_test_cell(cell):
+            text = "".join(o.get("text", "") for o in cell.outputs if o.get("output_type") == "stream")
+            match = re.search(r"(entry_\d): ([\d.]+) / 11", text)
+            assert match, text
+            printed[match.group(1)] = float(match.group(2))
+    _, result = _sandboxed(notebooks["weak-and-broken"])
+    assert printed == {q.id: q.score for q in result.questions}
