@@ -34,7 +34,7 @@ import browser as b
 import nbformat
 import pytest
 
-from reading_maths.notebook import SOLUTION_MARKERS, grade_id
+from reading_maths.notebook import SOLUTION_MARKERS, grade_id, is_test_cell
 
 pytestmark = pytest.mark.browser
 
@@ -110,7 +110,7 @@ def answers(assignment: str, wrong: bool) -> dict[str, str]:
         return {"puzzle_written": PROOF}
     nb = nbformat.read(REPO / "source" / "code" / "code.ipynb", as_version=4)
     typed = {grade_id(c): SOLUTION_MARKERS.sub("", c.source).strip() + "\n" for c in nb.cells
-             if grade_id(c) in ("softmax-answer", "attention-answer", "adam_step-answer", "adam-answer")}
+             if grade_id(c) in {f"{grade_id(t)}-answer" for t in nb.cells if is_test_cell(t)}}
     if wrong:
         typed["softmax-answer"] = b.WRONG_SOFTMAX
     return typed
