@@ -192,10 +192,10 @@ def test_student_checks_and_validate(lab, course, ctx, shots):
     # The last cell: every question's public checks, run again on the answers as they are now.
     run_cell(summary_at)
     summary = cells.nth(summary_at).locator(".jp-OutputArea-output")
-    expect(summary).to_contain_text("1 of 4 questions pass their public checks.", timeout=60_000)
+    expect(summary).to_contain_text("1 of 5 questions pass their public checks.", timeout=60_000)
     text = summary.inner_text()
     assert "✓ softmax: all public checks passed" in text, text
-    for question in ("attention", "adam_step", "adam"):
+    for question in ("attention", "adam_step", "adam", "dpo_loss"):
         assert f"✗ {question}: not checked yet" in text, text
     summary.scroll_into_view_if_needed()
     shots(page, "student-04-summary")
