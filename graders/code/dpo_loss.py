@@ -10,6 +10,7 @@ import numpy as np
 from otter.test_files import test_case
 
 from reading_maths.kit import Mistake, Question, hidden_rng, reference
+from reading_maths.kit.properties import Property, close, one
 
 OK_FORMAT = False
 name = "dpo_loss"
@@ -134,7 +135,63 @@ MISTAKES = [
     ),
 ]
 
-q = Question("dpo_loss", REF.dpo_loss, MISTAKES)
+
+# -- the text's facts, tried when no catalogued mistake explains a wrong answer -----------------------
+
+_P = list(-np.abs(2 * hidden_rng(SEED, "properties").standard_normal((4, 6))) - 0.5)
+
+
+def _log_ratios_only(call):
+    """Only log(pi / pi_ref) enters: the same number added to a response's two log probabilities cancels."""
+    pi_w, pi_l, ref_w, ref_l = _P
+    base = one(call, pi_w, pi_l, ref_w, ref_l)
+    return close(one(call, pi_w - 1.5, pi_l, ref_w - 1.5, ref_l), base) \
+        and close(one(call, pi_w, pi_l - 2.5, ref_w, ref_l - 2.5), base)
+
+
+def _beta_scales_the_margin(call):
+    """beta multiplies the margin: scaling every log probability by k is the same as beta * k."""
+    return all(close(one(call, *(k * x for x in _P), beta=0.2), one(call, *_P, beta=0.2 * k)) for k in (0.5, 3.0))
+
+
+def _mean_of_the_examples(call):
+    """The batch's loss is the mean of its examples' losses."""
+    singles = [one(call, *(x[i:i + 1] for x in _P), beta=0.4) for i in range(len(_P[0]))]
+    return close(one(call, *_P, beta=0.4), np.mean(singles))
+
+
+def _zero_margin_is_log_two(call):
+    """A margin of 0 (no preference learned yet) costs -log sigmoid(0) = log 2 per example."""
+    pi_w, _, ref_w, _ = _P
+    return close(one(call, pi_w, pi_w, ref_w, ref_w), np.log(2.0))
+
+
+def _grows_without_bound(call):
+    """For a very wrong preference (margin -u, u large) -log sigmoid(-u) is about u: the loss keeps growing."""
+    pi_w, pi_l, ref_w, ref_l = (x[:1] for x in _P)
+    losses = [float(one(call, pi_w - d, pi_l, ref_w, ref_l, beta=1.0)) for d in (200.0, 2000.0)]
+    return losses[1] - losses[0] > 1000.0
+
+
+PROPERTIES = [
+    Property("log-ratios-only", "Only the log-ratios log(pi/pi_ref) enter the loss: adding the same number to "
+             "log pi_w and log pi_ref_w (or to the rejected pair) changes nothing. Yours changes, so a response's "
+             "reference log probability is not subtracted from its policy log probability, or the log "
+             "probabilities are transformed first.", _log_ratios_only),
+    Property("beta-multiplies", "beta multiplies the margin: beta * ((log pi_w - log ref_w) - (log pi_l - log "
+             "ref_l)). Yours does not scale with beta that way (is beta dividing, or applied twice?).",
+             _beta_scales_the_margin),
+    Property("mean-of-examples", "The loss of a batch is the mean over its examples of -log sigmoid(margin): take "
+             "-log sigmoid of each example's margin first, then the mean (not the median, not the log-sigmoid of "
+             "the mean margin).", _mean_of_the_examples),
+    Property("zero-margin-log-two", "With a margin of 0 each example costs -log sigmoid(0) = log 2. Yours does "
+             "not.", _zero_margin_is_log_two),
+    Property("grows-without-bound", "For a very wrong preference the loss grows like the margin itself "
+             "(-log sigmoid(-u) is about u for large u). Yours levels off or overflows: compute log sigmoid(u) as "
+             "-np.logaddexp(0, -u), with no clipping.", _grows_without_bound),
+]
+
+q = Question("dpo_loss", REF.dpo_loss, MISTAKES, properties=PROPERTIES)
 
 TEXT = {"pi_w": np.array([-1.0, -3.0]), "pi_l": np.array([-4.0, -2.0]),
         "ref_w": np.array([-2.0, -3.0]), "ref_l": np.array([-3.0, -2.0])}
