@@ -79,6 +79,20 @@ def sanitize(nb, assignment: Assignment) -> tuple[list[Cell], list[str]]:
     return missing + cells, notes
 
 
+def grade_cell_places(nb) -> dict[str, int]:
+    """Where each question's grade cell stands in the student's notebook.
+
+    A question is graded on the names as they are at its grade cell, as nbgrader's kernel and the
+    student's own Run All see them: a later cell that redefines a helper does not change it.  A
+    question whose grade cell is missing is graded after every cell.
+    """
+    places: dict[str, int] = {}
+    for index, cell in enumerate(nb.cells):
+        if isinstance(cell, dict) and cell.get("cell_type") == "code" and is_test_cell(cell):
+            places.setdefault(grade_id(cell), index)
+    return places
+
+
 def grade(nb_path: Path, settings: Settings, root: Path) -> GradeResult:
     """Grade one notebook: every step above, then the assignment's graders on the student's names."""
     nb, assignment = load(nb_path, root)
@@ -86,14 +100,17 @@ def grade(nb_path: Path, settings: Settings, root: Path) -> GradeResult:
     graders = assignment.graders
     names = list(dict.fromkeys(n for g in graders for n in g.names))
     result = GradeResult(assignment.id, str(nb_path), errors=list(notes))
-    session = StudentSession(cells, names, settings.sandbox, settings.cell_timeout, settings.call_timeout)
+    places = grade_cell_places(nb)
+    upto = [places.get(g.question) for g in graders]
+    session = StudentSession(cells, names, settings.sandbox, settings.cell_timeout, settings.call_timeout,
+                             upto=upto[0] if upto else None)
     with session, warnings.catch_warnings(), np.errstate(all="ignore"), \
             contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
         warnings.simplefilter("ignore")
-        env = session.env()
-        for grader in graders:
+        for grader, place in zip(graders, upto, strict=True):
+            session.advance(place)
             session.begin_question()
-            result.questions.append(grader.run(env, session.interruption))
+            result.questions.append(grader.run(session.env(), session.interruption))
     result.errors += [session.cell_errors[i] for i in sorted(session.cell_errors, key=abs)]
     if session.start_error:
         result.errors.append(session.start_error)

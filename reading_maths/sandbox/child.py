@@ -174,9 +174,17 @@ def _answer(channel: Channel, namespace: dict, request: dict) -> dict:
     return {"event": "return", "value": wire.encode(result), "args": wire.encode(args)}
 
 
-def serve(channel: Channel, namespace: dict) -> None:
+def ready(channel: Channel, namespace: dict, names: list) -> None:
+    channel.send({"event": "ready", "names": {n: describe(namespace, n) for n in names}})
+
+
+def serve(channel: Channel, namespace: dict, names: list) -> None:
     while True:
         request = channel.receive()
+        if request.get("op") == "run":  # the next cells of the notebook, up to the next question
+            run_cells(channel, request.get("cells", []), namespace)
+            ready(channel, namespace, names)
+            continue
         if request.get("op") not in ("call", "locate"):
             continue
         try:
@@ -197,8 +205,9 @@ def main() -> None:
     namespace = {"__name__": "__main__", "__builtins__": builtins,
                  "get_ipython": _Shell(), "display": lambda *a, **k: None}
     run_cells(channel, setup.get("cells", []), namespace)
-    channel.send({"event": "ready", "names": {n: describe(namespace, n) for n in setup.get("names", [])}})
-    serve(channel, namespace)
+    names = setup.get("names", [])
+    ready(channel, namespace, names)
+    serve(channel, namespace, names)
 
 
 if __name__ == "__main__":

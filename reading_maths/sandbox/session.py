@@ -1,7 +1,7 @@
 """The trusted side of one student's notebook: start it in the sandbox, call into it, survive it.
 
-A :class:`StudentSession` runs the notebook's cells in a sandboxed child and hands graders a
-namespace of the student's names: plain values, and :class:`Proxy` objects for functions, whose
+A :class:`StudentSession` runs the notebook's cells in a sandboxed child, one question's cells at a
+time (:meth:`StudentSession.advance`), and hands graders a namespace of the student's names: plain values, and :class:`Proxy` objects for functions, whose
 calls travel to the child as plain data.  A cell that loops past its time limit or kills the
 process is skipped on a restart, so it costs only the questions that need what it defines; a call
 that hangs or crashes interrupts only the question being graded.
@@ -148,6 +148,8 @@ class StudentSession:
     sandbox: Sandbox
     cell_timeout: float = 30.0
     call_timeout: float = 10.0
+    upto: int | None = None
+    """run only the cells before this notebook position (None: all); :meth:`advance` moves it on"""
     cell_errors: dict[int, str] = field(default_factory=dict)
     _skip: set[int] = field(default_factory=set)
     _child: Child | None = None
@@ -170,7 +172,7 @@ class StudentSession:
         are not counted as restarts.
         """
         budget = time.monotonic() + self.cell_timeout + 10.0
-        self._end = time.monotonic() + (len(self.cells) + MAX_RESTARTS + 1) * self.cell_timeout
+        self._end = time.monotonic() + (len(self._due()) + MAX_RESTARTS + 1) * self.cell_timeout
         pause = 0.05
         while True:
             self._spoke = self._blamed = False
@@ -191,16 +193,49 @@ class StudentSession:
                     return
                 self._restarts += 1
 
+    def _due(self, after: int | None = None) -> list[Cell]:
+        """The cells to run, not skipped: before :attr:`upto`, and at or after ``after`` if given."""
+        return [c for c in self.cells if c.index not in self._skip
+                and (self.upto is None or c.index < self.upto) and (after is None or c.index >= after)]
+
+    def advance(self, upto: int | None) -> None:
+        """Run the cells up to notebook position ``upto`` (None: all), as the notebook would before a
+        question's grade cell; the names graders see are then those of that point of the notebook.
+
+        A cell that hangs or ends the process is skipped on a restart, as when starting."""
+        if self.upto is None or (upto is not None and upto <= self.upto):
+            return
+        before, self.upto = self.upto, upto
+        todo = self._due(after=before)
+        if not todo or self.start_error:
+            return
+        if self._child is None:
+            self.start()
+            return
+        self._end = time.monotonic() + (len(todo) + 1) * self.cell_timeout
+        self._spoke, self._blamed = True, False
+        deadline = min(time.monotonic() + self.cell_timeout, self._end)
+        try:
+            self._child.send({"op": "run", "cells": [{"id": c.index, "source": c.source} for c in todo]}, deadline)
+            self._run(todo, deadline)
+        except ChildGone:
+            self._stop_child()
+            self.start()
+
     def _start_once(self) -> None:
-        """Start a child and run the cells not skipped.  Each cell has an absolute deadline set when it
+        """Start a child and run the cells due.  Each cell has an absolute deadline set when it
         starts; cells can only start in order, so no message extends the start beyond
         ``(cells + 1) * cell_timeout``; a message out of order breaks the protocol."""
         self._scratch = self._scratch or self.sandbox.new_scratch()
         self._child = Child(*self.sandbox.spawn(self._scratch))
-        todo = [c for c in self.cells if c.index not in self._skip]
+        todo = self._due()
         deadline = min(time.monotonic() + self.cell_timeout, self._end)
         self._child.send({"cells": [{"id": c.index, "source": c.source} for c in todo], "names": self.names},
                          deadline)
+        self._run(todo, deadline)
+
+    def _run(self, todo: list[Cell], deadline: float) -> None:
+        """Follow the child through ``todo`` until it says it is ready, blaming a cell that fails it."""
         running: Cell | None = None
         upcoming = iter(todo)
         try:
