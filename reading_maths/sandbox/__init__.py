@@ -1,5 +1,6 @@
-"""The trust boundary: the sandboxed child process (``child``, ``wire``) and the trusted side that
-starts it and talks to it (``process``, ``session``, ``errors``).
+"""The trust boundary: the sandboxed child process (``child``, ``wire``, ``patching``) and the trusted
+side that starts it and talks to it (``process``, ``cgroups``, ``channel``, ``session``, ``proxy``,
+``trials``, ``errors``, ``doctor``).
 
-Only ``child.py`` and ``wire.py`` are visible inside the sandbox; nothing else of this package is.
+Only ``child.py``, ``wire.py`` and ``patching.py`` are visible inside the sandbox; nothing else is.
 """

@@ -1,38 +1,29 @@
 """The trusted side of one student's notebook: start it in the sandbox, call into it, survive it.
 
 A :class:`StudentSession` runs the notebook's cells in a sandboxed child, one question's cells at a
-time (:meth:`StudentSession.advance`), and hands graders a namespace of the student's names: plain values, and :class:`Proxy` objects for functions, whose
-calls travel to the child as plain data.  A cell that loops past its time limit or kills the
-process is skipped on a restart, so it costs only the questions that need what it defines; a call
-that hangs or crashes interrupts only the question being graded.
+time (:meth:`StudentSession.advance`), and hands graders a namespace of the student's names: plain
+values, and :class:`~reading_maths.sandbox.proxy.Proxy` objects for functions, whose calls travel to
+the child (through :mod:`reading_maths.sandbox.channel`) as plain data.  A cell that loops past its
+time limit or kills the process is skipped on a restart, so it costs only the questions that need
+what it defines; a call that hangs or crashes interrupts only the question being graded.
 """
 
 from __future__ import annotations
 
-import os
-import select
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
-import numpy as np
-
 from reading_maths.sandbox import wire
+from reading_maths.sandbox.channel import Child, ChildGone
 from reading_maths.sandbox.errors import CallTimeout, ProcessDied, StudentError
 from reading_maths.sandbox.patching import Patch
 from reading_maths.sandbox.process import Sandbox, kill, remove_scratch
-from reading_maths.sandbox.trials import Remote, function_source
+from reading_maths.sandbox.proxy import Proxy
+from reading_maths.sandbox.trials import function_source
 
 MAX_RESTARTS = 8
-
-
-class ChildGone(Exception):
-    """The child stopped answering: it exited, was killed, broke the protocol, or timed out."""
-
-    def __init__(self, reason: str, timed_out: bool = False):
-        super().__init__(reason)
-        self.timed_out = timed_out
 
 
 @dataclass
@@ -42,101 +33,6 @@ class Cell:
     index: int
     label: str
     source: str
-
-
-@dataclass
-class Child:
-    """One running child process, its cgroup and its pipes.
-
-    Every read and every write has an absolute deadline: the child cannot extend one by sending
-    (or by not reading), and the trusted side never blocks on its pipes.
-    """
-
-    process: Any
-    group: Any = None
-
-    def __post_init__(self) -> None:
-        os.set_blocking(self.process.stdin.fileno(), False)
-
-    def send(self, message: dict, deadline: float) -> None:
-        view = memoryview(wire.frame(message))
-        fd = self.process.stdin.fileno()
-        try:
-            while view:
-                left = deadline - time.monotonic()
-                if left <= 0 or not select.select([], [fd], [], left)[1]:
-                    raise ChildGone("time limit (the notebook's process stopped reading)", timed_out=True)
-                try:
-                    view = view[os.write(fd, view):]
-                except BlockingIOError:
-                    continue
-        except (BrokenPipeError, OSError, ValueError):
-            raise ChildGone("the notebook's Python process ended") from None
-
-    def _read_exact(self, size: int, deadline: float) -> bytes:
-        stream = self.process.stdout
-        chunks, need = [], size
-        while need:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise ChildGone("time limit", timed_out=True)
-            ready, _, _ = select.select([stream], [], [], left)
-            if not ready:
-                raise ChildGone("time limit", timed_out=True)
-            chunk = stream.read1(need)
-            if not chunk:
-                code = self.process.poll()
-                raise ChildGone(f"the notebook's Python process ended (exit status {code})")
-            chunks.append(chunk)
-            need -= len(chunk)
-        return b"".join(chunks)
-
-    def receive(self, deadline: float) -> dict:
-        """The next message, before the absolute ``deadline`` (``time.monotonic()``) or :class:`ChildGone`."""
-        try:
-            length = wire.header_length(self._read_exact(wire.HEADER_SIZE, deadline))
-            return wire.parse(self._read_exact(length, deadline))
-        except wire.WireError as exc:
-            raise ChildGone(f"the notebook's process broke the grading protocol ({exc})") from None
-
-
-class Proxy(Remote):
-    """Stands for a student's function on the trusted side; calling it calls into the sandbox."""
-
-    def __init__(self, session: StudentSession, name: str):
-        self._session = session
-        self.__name__ = name
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        value, args_after = self._session.call(self.__name__, args, kwargs)
-        _write_back(args, args_after)
-        return value
-
-    def definition(self) -> str:
-        return self._session.definition(self.__name__)
-
-    def call_patched(self, patch: Patch, replaced: Remote, args: tuple, kwargs: dict) -> Any:
-        if not (isinstance(replaced, Proxy) and replaced._session is self._session):
-            raise TypeError("a patch replaces a function of the same notebook")
-        patch = Patch(patch.source, patch.function, replaced.__name__)
-        return self._session.call(self.__name__, args, kwargs, patch)[0]
-
-    def __repr__(self) -> str:
-        return f"<student function {self.__name__}>"
-
-
-def _write_back(args: tuple, after: Any) -> None:
-    """Make in-place changes the student's code made to array arguments visible here too."""
-    if not isinstance(after, list) or len(after) != len(args):
-        return
-    for mine, theirs in zip(args, after, strict=True):
-        if not isinstance(mine, np.ndarray) or not mine.flags.writeable:
-            continue
-        if isinstance(theirs, np.ndarray) and theirs.shape == mine.shape:
-            if not np.array_equal(theirs, mine, equal_nan=True):
-                mine[...] = theirs.astype(mine.dtype, copy=False)
-        elif mine.dtype.kind == "f":
-            mine[...] = np.nan  # its shape or kind changed: certainly not left as it was
 
 
 @dataclass

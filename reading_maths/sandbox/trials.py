@@ -2,7 +2,7 @@
 
 Mutation testing needs two things of a student's function, wherever it lives: the source of its
 ``def`` (:func:`definition`), and a call made while a patch stands in for it (:func:`run_patched`).
-A :class:`Remote` function (a sandbox proxy, :class:`reading_maths.sandbox.session.Proxy`) asks its
+A :class:`Remote` function (a sandbox proxy, :class:`reading_maths.sandbox.proxy.Proxy`) asks its
 sandboxed child; a real one (under pytest or stock nbgrader's kernel) is handled in this process by
 the same :func:`reading_maths.sandbox.patching.call_patched` the child uses.
 """
@@ -19,7 +19,7 @@ from reading_maths.sandbox.patching import Patch, call_patched
 
 
 class Remote(abc.ABC):
-    """A student's function that lives in another process (see :class:`reading_maths.sandbox.session.Proxy`)."""
+    """A student's function that lives in another process (see :class:`reading_maths.sandbox.proxy.Proxy`)."""
 
     @abc.abstractmethod
     def definition(self) -> str:

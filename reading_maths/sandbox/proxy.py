@@ -1,0 +1,52 @@
+"""A student's function as graders hold it: calling the proxy calls the function in the sandbox."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from reading_maths.sandbox.patching import Patch
+from reading_maths.sandbox.trials import Remote
+
+if TYPE_CHECKING:
+    from reading_maths.sandbox.session import StudentSession
+
+
+class Proxy(Remote):
+    """Stands for a student's function on the trusted side; calling it calls into the sandbox."""
+
+    def __init__(self, session: StudentSession, name: str):
+        self._session = session
+        self.__name__ = name
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        value, args_after = self._session.call(self.__name__, args, kwargs)
+        _write_back(args, args_after)
+        return value
+
+    def definition(self) -> str:
+        return self._session.definition(self.__name__)
+
+    def call_patched(self, patch: Patch, replaced: Remote, args: tuple, kwargs: dict) -> Any:
+        if not (isinstance(replaced, Proxy) and replaced._session is self._session):
+            raise TypeError("a patch replaces a function of the same notebook")
+        patch = Patch(patch.source, patch.function, replaced.__name__)
+        return self._session.call(self.__name__, args, kwargs, patch)[0]
+
+    def __repr__(self) -> str:
+        return f"<student function {self.__name__}>"
+
+
+def _write_back(args: tuple, after: Any) -> None:
+    """Make in-place changes the student's code made to array arguments visible here too."""
+    if not isinstance(after, list) or len(after) != len(args):
+        return
+    for mine, theirs in zip(args, after, strict=True):
+        if not isinstance(mine, np.ndarray) or not mine.flags.writeable:
+            continue
+        if isinstance(theirs, np.ndarray) and theirs.shape == mine.shape:
+            if not np.array_equal(theirs, mine, equal_nan=True):
+                mine[...] = theirs.astype(mine.dtype, copy=False)
+        elif mine.dtype.kind == "f":
+            mine[...] = np.nan  # its shape or kind changed: certainly not left as it was
