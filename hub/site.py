@@ -99,20 +99,23 @@ class Hub:
         self.url = f"http://127.0.0.1:{site.settings()['port']}"
 
 
-def _wait_ready(hub: Hub, timeout: float) -> None:
+def wait_until_serving(process: subprocess.Popen, url: str, log: Path, what: str, timeout: float,
+                       pause: float = 0.5) -> None:
+    """Wait until ``url`` answers 200 while ``process`` (``what``, logging to ``log``) lives, or raise with the
+    end of its log."""
     deadline = time.monotonic() + timeout
     while True:
-        if hub.process.poll() is not None:
-            raise RuntimeError(f"jupyterhub exited ({hub.process.returncode}):\n{hub.site.log.read_text()[-3000:]}")
+        if process.poll() is not None:
+            raise RuntimeError(f"{what} exited ({process.returncode}):\n{log.read_text()[-3000:]}")
         try:
-            with urllib.request.urlopen(f"{hub.url}/hub/health", timeout=2) as response:
+            with urllib.request.urlopen(url, timeout=2) as response:
                 if response.status == 200:
                     return
         except OSError:
             pass
         if time.monotonic() > deadline:
-            raise RuntimeError(f"jupyterhub not ready after {timeout}s:\n{hub.site.log.read_text()[-3000:]}")
-        time.sleep(0.5)
+            raise RuntimeError(f"{what} not ready after {timeout}s:\n{log.read_text()[-3000:]}")
+        time.sleep(pause)
 
 
 def stop(process: subprocess.Popen, grace: float = 30) -> None:
@@ -142,7 +145,7 @@ def running(site: Site, startup_timeout: float = 120):
                                    env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     hub = Hub(site, process)
     try:
-        _wait_ready(hub, startup_timeout)
+        wait_until_serving(hub.process, f"{hub.url}/hub/health", hub.site.log, "jupyterhub", startup_timeout)
         yield hub
     finally:
         stop(process)

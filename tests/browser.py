@@ -17,13 +17,13 @@ import subprocess
 import sys
 import tempfile
 import textwrap
-import time
-import urllib.request
 from contextlib import contextmanager
 from pathlib import Path
 
 import nbformat
 import pytest
+
+from hub.site import wait_until_serving
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -180,19 +180,7 @@ def jupyter_lab(course: Path, scratch: Path, env: dict[str, str], startup_timeou
                                 start_new_session=True)
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + startup_timeout
-        while True:
-            if proc.poll() is not None:
-                raise RuntimeError(f"jupyter lab exited ({proc.returncode}):\n{log.read_text()[-3000:]}")
-            try:
-                with urllib.request.urlopen(f"{url}/api/status?token={token}", timeout=2) as r:
-                    if r.status == 200:
-                        break
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"jupyter lab not ready after {startup_timeout}s:\n{log.read_text()[-3000:]}")
-            time.sleep(0.25)
+        wait_until_serving(proc, f"{url}/api/status?token={token}", log, "jupyter lab", startup_timeout, pause=0.25)
         yield Lab(url, token, log)
     finally:
         _stop(proc)

@@ -1,10 +1,22 @@
-"""Shared fixtures: the course root, and the environment every test runs in."""
+"""Shared fixtures: the course root, and grading a question in this process (the pytest driver)."""
 
+import warnings
 from pathlib import Path
 
+import numpy as np
 import pytest
 
+from reading_maths.course import Assignment
+from reading_maths.results import QuestionResult
+
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def grade_in_process(assignment: str, question: str, env: dict) -> QuestionResult:
+    """Run the course's grader for ``question`` on ``env`` (plain objects), NumPy's warnings silenced."""
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        return Assignment(assignment, ROOT).grader(question).run(env)
 
 
 @pytest.fixture(scope="session")

@@ -12,7 +12,7 @@ import nbformat
 import numpy as np
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, grade_in_process
 from reading_maths.course import Assignment
 from reading_maths.kit import latex, reference
 from reading_maths.kit.entries import EntryFormatError, check_entry, read_entry, same_output
@@ -27,9 +27,7 @@ CORPUS = runpy.run_path(str(ROOT / "tests" / "corpora" / "build" / "entry_1.py")
 
 
 def _grade(question: str, env: dict):
-    with warnings.catch_warnings(), np.errstate(all="ignore"):
-        warnings.simplefilter("ignore")
-        return BUILD.grader(question).run(env)
+    return grade_in_process("build", question, env)
 
 
 def _cells() -> dict:

@@ -12,7 +12,7 @@ import nbformat
 import numpy as np
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, grade_in_process
 from reading_maths.course import Assignment
 from reading_maths.kit import reference
 from reading_maths.notebook import SOLUTION_MARKERS, grade_id, nbgrader_meta, read_notebook
@@ -36,9 +36,7 @@ SIGNATURES = {
 
 
 def _grade(question: str, env: dict):
-    with warnings.catch_warnings(), np.errstate(all="ignore"):
-        warnings.simplefilter("ignore")
-        return CODE.grader(question).run(env)
+    return grade_in_process("code", question, env)
 
 
 def _cells_by_id() -> dict:

@@ -5,22 +5,16 @@ engine runs the same files on proxies, see test_engine.py.
 """
 
 import runpy
-import warnings
 
-import numpy as np
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, grade_in_process
 from reading_maths.course import Assignment
 from reading_maths.kit import reference
 
 CORPORA = sorted((ROOT / "tests" / "corpora").glob("*/*.py"))
 
 
-def _grade(assignment: str, question: str, env: dict):
-    with warnings.catch_warnings(), np.errstate(all="ignore"):
-        warnings.simplefilter("ignore")
-        return Assignment(assignment, ROOT).grader(question).run(env)
 
 
 def _entries(kind: str):
@@ -41,14 +35,14 @@ def _catalogue():
 
 @pytest.mark.parametrize("assignment, question, env", _entries("RIGHT"))
 def test_right_answer_gets_full_marks(assignment, question, env):
-    result = _grade(assignment, question, env)
+    result = grade_in_process(assignment, question, env)
     assert result.score == result.max_score, result.feedback
 
 
 @pytest.mark.parametrize("assignment, question, entry", _entries("WRONG"))
 def test_wrong_answer_loses_points_with_its_message(assignment, question, entry):
     env, expected = entry
-    result = _grade(assignment, question, env)
+    result = grade_in_process(assignment, question, env)
     assert result.score < result.max_score
     if expected:
         assert expected in result.mistakes or any(expected in line for line in result.feedback), result.feedback
@@ -60,7 +54,7 @@ def test_wrong_answer_loses_points_with_its_message(assignment, question, entry)
 @pytest.mark.parametrize("assignment, question, mistake", _catalogue())
 def test_catalogued_mistake_gets_its_own_message(assignment, question, mistake):
     grader = Assignment(assignment, ROOT).grader(question)
-    result = _grade(assignment, question, {grader.names[0]: mistake.impl})
+    result = grade_in_process(assignment, question, {grader.names[0]: mistake.impl})
     assert result.score < result.max_score
     assert mistake.name in result.mistakes, result.feedback
 
@@ -68,7 +62,7 @@ def test_catalogued_mistake_gets_its_own_message(assignment, question, mistake):
 @pytest.mark.parametrize("path", CORPORA, ids=lambda p: f"{p.parent.name}/{p.stem}")
 def test_reference_gets_full_marks_and_blank_gets_zero(path):
     assignment, question = path.parent.name, path.stem
-    full = _grade(assignment, question, vars(reference(assignment)))
+    full = grade_in_process(assignment, question, vars(reference(assignment)))
     assert full.score == full.max_score > 0, full.feedback
-    blank = _grade(assignment, question, {})
+    blank = grade_in_process(assignment, question, {})
     assert blank.score == 0 and blank.status == "missing"
