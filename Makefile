@@ -14,14 +14,21 @@ $(STAMP): pyproject.toml
 
 # Debian packages the sandbox, the browser tests and the hub use (skipped when not root or not Debian):
 # bubblewrap and acl (sandbox), chromium (browser tests), nodejs + npm (JupyterHub's proxy), python3-venv (the
-# hub's shared Python, made from Debian's python3 so that every account can run it).
-SYSTEM_PACKAGES := bubblewrap chromium acl nodejs npm python3-venv
+# hub's shared Python, made from Debian's python3 so that every account can run it). Only what is missing is
+# asked for: a machine whose Node.js comes from elsewhere (NodeSource's nodejs bundles npm and conflicts with
+# Debian's npm package) keeps it.
 system-packages:
-	@if ! command -v bwrap >/dev/null || ! command -v chromium >/dev/null || ! command -v npm >/dev/null || ! command -v setfacl >/dev/null \
-	    || ! /usr/bin/python3 -c 'import ensurepip' 2>/dev/null; then \
+	@missing=""; \
+	command -v bwrap >/dev/null || missing="$$missing bubblewrap"; \
+	command -v setfacl >/dev/null || missing="$$missing acl"; \
+	command -v chromium >/dev/null || missing="$$missing chromium"; \
+	command -v node >/dev/null || missing="$$missing nodejs"; \
+	command -v npm >/dev/null || missing="$$missing npm"; \
+	/usr/bin/python3 -c 'import ensurepip' 2>/dev/null || missing="$$missing python3-venv"; \
+	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
-	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(SYSTEM_PACKAGES) >/dev/null; \
-	  else echo "note: install $(SYSTEM_PACKAGES) for the sandbox, browser and hub tests"; fi; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	  else echo "note: install$$missing for the sandbox, browser and hub tests"; fi; \
 	fi
 
 # JupyterHub's configurable-http-proxy, from npm, into hub/node_modules (not global).
