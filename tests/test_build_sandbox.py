@@ -28,11 +28,11 @@ SOURCE = ROOT / "source" / "build" / "build.ipynb"
 IMPLEMENTATION = "def twice(x):\n    # doubles\n    return 2 * x\n\nimplementation_1 = twice\n"
 TEST = "def test_1():\n    assert twice(3) == 6\n"
 HIJACK_PATCHES = '''
-import sys
-child = sys.modules["__main__"]
+import importlib
+patching = importlib.import_module("patching")  # the child's own module for patched calls, beside child.py
 def always_fails(*args, **kwargs):
     raise AssertionError("caught!")
-child.call_patched = always_fails   # every mutant "killed": the decoys tell
+patching.call_patched = always_fails   # every mutant "killed": the decoys tell
 '''
 LIE_ABOUT_SOURCE = '''
 import sys

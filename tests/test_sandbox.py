@@ -114,6 +114,57 @@ def test_student_exceptions_hangs_and_crashes_in_calls():
             f("raise")  # a fresh process answers the next question
 
 
+def test_the_child_gets_the_sandbox_environment_and_nothing_else():
+    seen = probe("import os, sys\n"
+                 "probe = (dict(os.environ), 'site' in sys.modules, [p for p in sys.path if 'site-packages' in p])")
+    environment = {k: v for k, v in seen[0].items() if k not in ("PWD", "LC_CTYPE")}  # set by bwrap and Python
+    assert environment.keys() == SANDBOX.environment(None).keys()
+    assert environment["OPENBLAS_NUM_THREADS"] == "1", "one BLAS thread (more doubles NumPy's start)"
+    if SANDBOX.isolated:
+        assert environment == SANDBOX.environment(None)
+    assert seen[1] is False and seen[2], "started without site, with the package folders on its path"
+
+
+def test_the_child_imports_numpy_and_matplotlib_without_site():
+    assert probe("import numpy, matplotlib\nprobe = numpy.__version__ + matplotlib.__version__")
+
+
+def test_portable_functions_run_in_the_child_with_no_callback():
+    from reading_maths.kit import QuadraticGradient, Scaled
+
+    rng = np.random.default_rng(5)
+    B = rng.standard_normal((3, 3))
+    grad = QuadraticGradient(B @ B.T + np.eye(3), rng.standard_normal(3))
+    code = ("import numpy as np\n"
+            "def probe(grad, x):\n    return grad(grad(x)), type(grad).__name__, grad.__name__\n")
+    with session(code) as s:
+        sent = []
+        original = s._serve_callback
+        s._serve_callback = lambda *a: sent.append(a) or original(*a)
+        x = np.array([0.5, -1.0, 2.0])
+        value, kind, name = s.env()["probe"](grad, x)
+        assert np.array_equal(value, grad(grad(x))) and kind == "QuadraticGradient" and name == grad.__name__
+        twice = s.env()["probe"](Scaled(2.0, "grad_of_sum_of_squares"), x)
+        assert np.array_equal(twice[0], 4 * x) and twice[2] == "grad_of_sum_of_squares"
+        assert sent == [], "no round trip per call of the function"
+
+
+def test_only_the_child_rebuilds_portable_functions():
+    from reading_maths.kit import QuadraticGradient
+
+    sent = wire.encode([QuadraticGradient(np.eye(2), np.zeros(2))], [])
+    assert sent[0]["__fn__"][0] == "quadratic-gradient"
+    with pytest.raises(wire.WireError):
+        wire.decode(sent)  # the trusted side decoding what a child sent
+    rebuilt = wire.decode(sent, functions=True)[0]
+    assert rebuilt(np.array([1.0, 2.0])).tolist() == [1.0, 2.0]
+    assert wire.encode(rebuilt) == {"__unencodable__": "QuadraticGradient"}  # a result never carries one back
+    for bad in (["quadratic-gradient", [{"__nd__": ["f8", [2], "AAAAAAAAAAAAAAAAAAAAAA=="]}, 1, "x"]],
+                ["os.system", ["echo"]], ["scaled", [float("nan"), "x"]], "scaled"):
+        with pytest.raises(wire.WireError):
+            wire.decode({"__fn__": bad}, functions=True)
+
+
 def test_trusted_callbacks_are_served():
     with session("def probe(grad, x):\n    return grad(grad(x))") as s:
         assert s.env()["probe"](lambda v: v * 2, np.array([1.5])).tolist() == [6.0]

@@ -11,7 +11,7 @@ implementations by far less than that (the right answers in tests/corpora/code/a
 import numpy as np
 from otter.test_files import test_case
 
-from reading_maths.kit import Mistake, Question, hidden_rng, reference
+from reading_maths.kit import Mistake, QuadraticGradient, Question, Scaled, hidden_rng, reference
 from reading_maths.kit.properties import CannotTell, Property, close
 
 OK_FORMAT = False
@@ -21,23 +21,10 @@ SEED = 27_182_818  # hidden: never in release/
 REF = reference("code")
 
 
-# -- gradients the grader hands to the student's adam ----------------------------------------------------
+# -- gradients the grader hands to the student's adam (portable: the sandbox computes them itself) --------
 
-def grad_of_sum_of_squares(theta):
-    """The gradient of f(theta) = sum of theta_i**2."""
-    return 2 * np.asarray(theta, dtype=np.float64)
-
-
-class QuadraticGradient:
-    """The gradient of f(theta) = 1/2 (theta - c)^T A (theta - c), element-wise over any shape of theta."""
-
-    def __init__(self, A, c):
-        self.A, self.c = np.asarray(A, dtype=np.float64), np.asarray(c, dtype=np.float64)
-        self.__name__ = "the gradient of a quadratic"
-
-    def __call__(self, theta):
-        d = np.asarray(theta, dtype=np.float64) - self.c
-        return (self.A @ d.reshape(-1)).reshape(d.shape)
+grad_of_sum_of_squares = Scaled(2.0, "grad_of_sum_of_squares")
+"""The gradient of f(theta) = sum of theta_i**2."""
 
 
 def _random_quadratic(rng, shape):

@@ -7,6 +7,9 @@ raises an ``AssertionError`` whose text is the student's feedback.  The same fil
 drivers: pytest (the project's own tests), Otter, nbgrader's kernel, and the sandboxed engine,
 where the student's functions arrive as proxies that call into the sandbox.
 
+Functions a grader hands to student code (a gradient for ``adam``) are :class:`QuadraticGradient` or
+:class:`Scaled` where they can be: the sandboxed child computes those itself, with no round trip per call.
+
 Nothing in this package is secret: hidden inputs, seeds, references and mistake catalogues live
 in the grader files and the source notebooks, which only the instructor's side reads.
 """
@@ -24,6 +27,7 @@ from reading_maths.kit.question import (
     split_outputs,
 )
 from reading_maths.kit.reference import hidden_rng, reference
+from reading_maths.sandbox.portable import QuadraticGradient, Scaled
 
-__all__ = ["ATOL", "RTOL", "Failed", "Mistake", "NotNumeric", "Question", "as_plain_array", "hidden_rng", "item_cases",
-           "receiving", "reference", "same_values", "split_outputs"]
+__all__ = ["ATOL", "RTOL", "Failed", "Mistake", "NotNumeric", "QuadraticGradient", "Question", "Scaled",
+           "as_plain_array", "hidden_rng", "item_cases", "receiving", "reference", "same_values", "split_outputs"]

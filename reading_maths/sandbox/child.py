@@ -1,6 +1,6 @@
 """The untrusted side: runs a student's notebook cells and answers calls, inside the sandbox.
 
-Started by :mod:`reading_maths.sandbox.session` as the script ``python -I child.py`` with the protocol
+Started by :mod:`reading_maths.sandbox.session` as the script ``python -I -S child.py`` with the protocol
 on its stdin and stdout.  It moves the protocol to private descriptors, points the standard
 streams at sinks, runs the cells it is sent (reporting each start and end), then answers requests
 on the student's names with plain data (:mod:`reading_maths.sandbox.wire`): ``call`` a function (with,
@@ -18,11 +18,9 @@ import sys
 
 if __package__:  # imported by the trusted side's tests
     from reading_maths.sandbox import wire
-    from reading_maths.sandbox.patching import Patch, call_patched
 else:  # the sandbox's entry point: only this file, wire.py and patching.py beside it are visible
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import wire
-    from patching import Patch, call_patched
 
 OUTPUT_CAP = 1 << 20
 
@@ -159,18 +157,28 @@ def _locate(namespace: dict, name: str) -> dict:
             "function": str(getattr(namespace[name], "__name__", ""))[:200]}
 
 
+def _patching():
+    """Mutation testing's module, imported on the first patched call (most notebooks never make one)."""
+    if __package__:
+        from reading_maths.sandbox import patching
+    else:
+        import patching
+    return patching
+
+
 def _answer(channel: Channel, namespace: dict, request: dict) -> dict:
     """One request: ``call`` (with an optional ``patch`` in effect) or ``locate``."""
     if request.get("op") == "locate":
         return _locate(namespace, request["name"])
     function = namespace[request["name"]]
-    args = [_bind(channel, a) for a in wire.decode(request.get("args", []))]
-    kwargs = {k: _bind(channel, v) for k, v in wire.decode(request.get("kwargs")).items()}
+    args = [_bind(channel, a) for a in wire.decode(request.get("args", []), functions=True)]
+    kwargs = {k: _bind(channel, v) for k, v in wire.decode(request.get("kwargs"), functions=True).items()}
     if request.get("patch") is None:
         result = function(*args, **kwargs)
     else:
-        patch = Patch.from_wire(request["patch"])
-        result = call_patched(namespace, patch, namespace[patch.replaces], function, args, kwargs)
+        patching = _patching()
+        patch = patching.Patch.from_wire(request["patch"])
+        result = patching.call_patched(namespace, patch, namespace[patch.replaces], function, args, kwargs)
     return {"event": "return", "value": wire.encode(result), "args": wire.encode(args)}
 
 
@@ -195,11 +203,12 @@ def serve(channel: Channel, namespace: dict, names: list) -> None:
 
 
 def main() -> None:
-    if len(sys.argv) > 1:  # in a user namespace the process cap is set here, where it counts only this sandbox
+    cap, *packages = sys.argv[1:] or ["0"]
+    if int(cap):  # in a user namespace the process cap is set here, where it counts only this sandbox
         import resource
 
-        cap = int(sys.argv[1])
-        resource.setrlimit(resource.RLIMIT_NPROC, (cap, cap))
+        resource.setrlimit(resource.RLIMIT_NPROC, (int(cap), int(cap)))
+    sys.path += packages  # started with -S: the package folders, without running site's .pth imports
     channel = Channel()
     setup = channel.receive()
     namespace = {"__name__": "__main__", "__builtins__": builtins,

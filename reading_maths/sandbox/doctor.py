@@ -30,7 +30,7 @@ def guarantees() -> tuple[str, list[Guarantee]]:
         Guarantee("another host uid for student code", mode == "bwrap",
                   "setpriv to an unprivileged uid of its own" if mode == "bwrap" else
                   "needs root: the child is this user on the host, hidden by the namespaces" if boxed else why),
-        Guarantee("read-only view: only /usr, the Python installation, child.py and wire.py", boxed,
+        Guarantee("read-only view: only /usr, the Python installation and the child's own files", boxed,
                   "bind mounts in a new mount namespace; a private tmpfs scratch" if boxed else why),
         Guarantee("no network", boxed, "a network namespace with only its own loopback" if boxed else why),
         Guarantee("SysV shared memory bounded to the sandbox", boxed,

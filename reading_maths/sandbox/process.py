@@ -1,7 +1,7 @@
 """Starting the student's process: bubblewrap namespaces, another uid, rlimits, cgroup caps.
 
 With ``bwrap`` the child runs in new PID, network, IPC and UTS namespaces with no capabilities and
-no new privileges, seeing only ``/usr``, the Python installation and ``child.py``/``wire.py``
+no new privileges, seeing only ``/usr``, the Python installation and the child's own files (``CHILD_FILES``)
 read-only, and a small private tmpfs (its HOME and working directory) writable; nothing it writes
 reaches the host's disk.  As root it also runs as an unprivileged host uid of its own (one per
 grading process, not in /etc/passwd, every process of it killed before each notebook); as an
@@ -68,11 +68,33 @@ class Limits:
 
 
 HERE = Path(__file__).resolve().parent
-CHILD_FILES = ("child.py", "wire.py", "patching.py")
-"""All of this package the child sees: its entry point, the wire it speaks and how it runs a patched call
-(nothing of the kit)."""
+CHILD_FILES = ("child.py", "wire.py", "portable.py", "patching.py")
+"""All of this package the child sees: its entry point, the wire it speaks, the functions that travel on it
+as data, and how it runs a patched call (nothing of the kit)."""
 CHILD_DIR = "/opt/reading-maths-child"
 """Where the child files appear inside the full sandbox."""
+
+
+@cache
+def site_paths() -> tuple[str, ...]:
+    """The package folders the child's Python needs, found here once: this interpreter's site-packages and
+    the folders their ``.pth`` files name.
+
+    The child starts with ``-S`` and adds these itself: running ``site`` would also run the ``.pth`` files'
+    ``import`` lines, such as an editable install's import hook (15 ms of every start, for a package the
+    child never sees).
+    """
+    import site
+
+    found: list[str] = []
+    for folder in site.getsitepackages():
+        found.append(folder)
+        for pth in sorted(Path(folder).glob("*.pth")):
+            for line in pth.read_text(errors="replace").splitlines():
+                line = line.strip()
+                if line and not line.startswith(("#", "import ", "import\t")) and Path(folder, line).is_dir():
+                    found.append(str(Path(folder, line).resolve()))
+    return tuple(dict.fromkeys(found))
 
 
 def _python_paths() -> list[Path]:
@@ -131,6 +153,8 @@ class Sandbox:
             cmd += ["--ro-bind", str(HERE / name), f"{CHILD_DIR}/{name}"]
         cmd += ["--perms", "0777", "--size", str(SCRATCH_BYTES), "--tmpfs", "/work/scratch",
                 "--perms", "0777", "--dir", "/work/scratch/home", "--chdir", "/work/scratch/home", "--clearenv"]
+        for name, value in self.environment(None).items():  # bwrap starts the child with these and nothing else
+            cmd += ["--setenv", name, value]
         if self.mode == "bwrap":
             cmd += ["/usr/bin/setpriv", "--reuid", uid, "--regid", uid, "--clear-groups",
                     "--no-new-privs", "--bounding-set", "-all", "--inh-caps", "-all", "--"]
@@ -141,23 +165,27 @@ class Sandbox:
         return f"{CHILD_DIR}/child.py" if self.isolated else str(HERE / "child.py")
 
     def environment(self, scratch: Path | None) -> dict[str, str]:
+        """The child's whole environment (``python -I`` reads no ``PYTHON*`` variable, so none is here).
+
+        One BLAS thread: a student's matrix products are small, and OpenBLAS's own threads would
+        double the CPU time of importing NumPy.
+        """
         home = "/work/scratch/home" if scratch is None else str(scratch / "home")
         return {"HOME": home, "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "MPLBACKEND": "Agg",
-                "MPLCONFIGDIR": home, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1",
-                "PYTHONDONTWRITEBYTECODE": "1", "PYTHONHASHSEED": "0"}
+                "MPLCONFIGDIR": home, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
 
     def spawn(self, scratch: Path | None) -> tuple[subprocess.Popen, Cgroup | None]:
-        """Start ``python -I child.py`` in the sandbox, protocol on stdin/stdout, in a cgroup of its own
-        when the machine gives one.
+        """Start ``python -I -S -B child.py NPROC SITE...`` in the sandbox, protocol on stdin/stdout, in a cgroup
+        of its own when the machine gives one.
 
-        In a user namespace the process limit is set by the child itself once inside (it then counts
-        only that namespace's processes; set before, it would count all of this user's processes).
+        In a user namespace the process limit (``NPROC``; 0 elsewhere) is set by the child itself once
+        inside (it then counts only that namespace's processes; set before, it would count all of this
+        user's processes). ``SITE...`` are the package folders (:func:`site_paths`).
         """
         if self.mode == "bwrap":
             kill_uid(sandbox_uid())  # each notebook starts from a clean process count
-        argv = [sys.executable, "-I", self.child_script()]
-        if self.mode == "userns":
-            argv.append(str(self.limits.processes))
+        cap = self.limits.processes if self.mode == "userns" else 0
+        argv = [sys.executable, "-I", "-S", "-B", self.child_script(), str(cap), *site_paths()]
         group = Cgroup.create(dict(self.cgroups), self.limits.memory_bytes, self.limits.processes) \
             if self.cgroups else None
 

@@ -2,9 +2,10 @@
 
 Messages are length-prefixed JSON.  Values are JSON with a few tagged forms: arrays travel as raw
 little-endian bytes of one of three dtypes (float64, int64, bool) with their shape (0-d included),
-tuples, dicts and sets are tagged, complex numbers are refused, and a trusted callback travels as
-a number.  Nothing is ever pickled, and
-decoding builds only plain Python and NumPy objects, checking every size on the way.
+tuples, dicts and sets are tagged, complex numbers are refused, a trusted callback travels as a
+number, and a grader's :class:`~reading_maths.sandbox.portable.Portable` function as its parameters
+(rebuilt only in the child).  Nothing is ever pickled, and decoding builds only plain Python and
+NumPy objects, checking every size on the way.
 
 NumPy is imported when a value first needs it (:func:`_numpy`): a sandboxed child whose student never
 imports NumPy, and that is sent no array, does not pay for importing it (most of a child's start).
@@ -19,7 +20,15 @@ import numbers
 import os
 import struct
 import sys
-from typing import Any, BinaryIO
+
+if __package__:
+    from reading_maths.sandbox import portable
+else:  # in the sandbox, beside child.py
+    import portable
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (the child imports this module at every start)
+if TYPE_CHECKING:
+    from typing import Any, BinaryIO
 
 MAX_MESSAGE = 64 * 1024 * 1024
 MAX_ITEMS = 2_000_000
@@ -111,6 +120,8 @@ def encode(value: Any, callbacks: list | None = None, depth: int = 0) -> Any:
     if isinstance(value, dict):
         return {"__dict__": [[encode(k, callbacks, depth + 1), encode(v, callbacks, depth + 1)]
                              for k, v in list(value.items())]}
+    if callbacks is not None and isinstance(value, portable.Portable):  # a call's argument: the child runs it
+        return {"__fn__": [value.kind, [encode(p, None, depth + 1) for p in value.parameters()]]}
     if callbacks is not None and callable(value):
         callbacks.append(value)
         return {"__cb__": len(callbacks) - 1}
@@ -137,14 +148,24 @@ def _decode_array(spec: Any) -> Any:
     return np.frombuffer(raw, dtype=dtype).astype(DTYPES[code]).reshape(shape)
 
 
-def decode(data: Any, depth: int = 0) -> Any:
-    """Rebuild a value from wire data: plain objects and arrays only."""
+def _decode_function(body: Any, depth: int) -> portable.Portable:
+    if not (isinstance(body, list) and len(body) == 2 and body[0] in portable.KINDS and isinstance(body[1], list)):
+        raise WireError("bad function")
+    try:
+        return portable.KINDS[body[0]].rebuild([decode(p, depth + 1) for p in body[1]])
+    except (ValueError, TypeError):
+        raise WireError("bad function") from None
+
+
+def decode(data: Any, depth: int = 0, *, functions: bool = False) -> Any:
+    """Rebuild a value from wire data: plain objects and arrays only, and with ``functions`` (the child
+    decoding a call's arguments) the portable functions they name."""
     if depth > MAX_DEPTH + 2:
         raise WireError("nesting too deep")
     if data is None or isinstance(data, (bool, int, float, str)):
         return data
     if isinstance(data, list):
-        return [decode(v, depth + 1) for v in data]
+        return [decode(v, depth + 1, functions=functions) for v in data]
     if not isinstance(data, dict) or len(data) != 1:
         raise WireError("unknown value")
     (tag, body), = data.items()
@@ -156,12 +177,14 @@ def decode(data: Any, depth: int = 0) -> Any:
         if not isinstance(body, int):
             raise WireError("bad callback")
         return Callback(body)
+    if tag == "__fn__" and functions:
+        return _decode_function(body, depth)
     if not isinstance(body, list):
         raise WireError("bad container")
     if tag == "__tuple__":
-        return tuple(decode(v, depth + 1) for v in body)
+        return tuple(decode(v, depth + 1, functions=functions) for v in body)
     if tag == "__set__":
-        items = [decode(v, depth + 1) for v in body]
+        items = [decode(v, depth + 1, functions=functions) for v in body]
         try:
             return set(items)
         except TypeError:  # cannot come from a real set; keep the items
@@ -177,7 +200,7 @@ def decode(data: Any, depth: int = 0) -> Any:
             if not isinstance(key, (str, int, float, bool, tuple, type(None))):
                 raise WireError("bad dict key")
             try:
-                out[key] = decode(pair[1], depth + 1)
+                out[key] = decode(pair[1], depth + 1, functions=functions)
             except TypeError:  # a tuple key holding a list: unhashable
                 raise WireError("bad dict key") from None
         return out
