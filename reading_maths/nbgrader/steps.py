@@ -11,16 +11,22 @@ recording steps (``LimitOutput``, ``SaveAutoGrades``, ``AssignLatePenalties``) a
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import json
 import os
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
+import jsonschema
 from nbconvert.preprocessors import ClearMetadataPreprocessor
 from nbformat import NotebookNode
 from nbformat.v4 import new_output
 from nbgrader import utils as nbutils
 from nbgrader.api import Gradebook
 from nbgrader.converters import Autograde
+from nbgrader.nbgraderformat import common as nbgrader_format
 from nbgrader.preprocessors import (
     AssignLatePenalties,
     CheckCellMetadata,
@@ -166,6 +172,52 @@ class RestoreCells(OverwriteCells):
         return cell
 
 
+@functools.cache
+def _validator(schema: str) -> jsonschema.protocols.Validator:
+    """A validator for a schema (as JSON text), the schema itself checked once per process."""
+    loaded = json.loads(schema)
+    cls = jsonschema.validators.validator_for(loaded)
+    cls.check_schema(loaded)
+    return cls(loaded)
+
+
+class _SchemaCheckedOnce:
+    """``jsonschema`` as nbgrader's metadata validator calls it, with ``validate`` checking each schema once.
+
+    ``jsonschema.validate(instance, schema)`` validates the schema against its meta-schema before every
+    instance: nbgrader calls it for every cell of every notebook, twice per student, and that schema
+    check was two thirds of recording a submission.  This ``validate`` does the rest of what
+    ``jsonschema.validate`` does (the best-matching error raised, or nothing).
+    """
+
+    def __getattr__(self, name: str):
+        return getattr(jsonschema, name)
+
+    @staticmethod
+    def validate(instance, schema) -> None:
+        error = jsonschema.exceptions.best_match(_validator(json.dumps(schema, sort_keys=True)).iter_errors(instance))
+        if error is not None:
+            raise error
+
+
+@contextlib.contextmanager
+def _schemas_checked_once() -> Iterator[None]:
+    original = nbgrader_format.jsonschema
+    nbgrader_format.jsonschema = _SchemaCheckedOnce()
+    try:
+        yield
+    finally:
+        nbgrader_format.jsonschema = original
+
+
+class CheckMetadata(CheckCellMetadata):
+    """nbgrader's ``CheckCellMetadata`` (the same checks, the same errors), nbgrader's schema checked once."""
+
+    def preprocess(self, nb: NotebookNode, resources: dict) -> tuple[NotebookNode, dict]:
+        with _schemas_checked_once():
+            return super().preprocess(nb, resources)
+
+
 class SandboxedAutograde(Autograde):
     """nbgrader's ``Autograde`` converter whose execute step injects precomputed, sandboxed results."""
 
@@ -174,7 +226,7 @@ class SandboxedAutograde(Autograde):
         DeduplicateIds,
         OverwriteKernelspec,
         RestoreCells,               # OverwriteCells with add_missing_cells (set in record), fixed cell ids
-        CheckCellMetadata,
+        CheckMetadata,              # CheckCellMetadata
     ]).tag(config=True)
 
     autograde_preprocessors = List([
@@ -184,7 +236,7 @@ class SandboxedAutograde(Autograde):
         SaveAutoGrades,
         SaveFeedbackComments,
         AssignLatePenalties,
-        CheckCellMetadata,
+        CheckMetadata,
     ]).tag(config=True)
 
     def __init__(self, results: dict[tuple[str, str], GradeResult], **kwargs):
