@@ -3,6 +3,7 @@ stopping the rest."""
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -37,8 +38,15 @@ def grade_one(path: Path, settings: Settings, root: Path, assignment: str | None
 
 def graded_in_pool(paths: list[Path], settings: Settings, jobs: int, root: Path,
                    assignment: str | None) -> Iterator[tuple[int, GradeResult | BaseException]]:
-    """``jobs`` local processes; yields ``(index, result or error)`` as each notebook finishes."""
-    with ProcessPoolExecutor(max_workers=min(jobs, max(1, len(paths)))) as pool:
+    """``jobs`` local processes; yields ``(index, result or error)`` as each notebook finishes.
+
+    The workers are forked from this process after the assignment's graders and reference are loaded
+    here, so they start with them (and with Otter and NumPy imported) instead of each loading its own.
+    """
+    if assignment:
+        Assignment(assignment, root).graders  # noqa: B018 - loaded (and cached) before the fork
+    with ProcessPoolExecutor(max_workers=min(jobs, max(1, len(paths))),
+                             mp_context=multiprocessing.get_context("fork")) as pool:
         futures = {pool.submit(grade_one, p, settings, root, assignment): i for i, p in enumerate(paths)}
         for future in as_completed(futures):
             try:

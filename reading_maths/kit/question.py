@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from reading_maths.kit.diagnosis import best_mistake
+from reading_maths.kit.memo import Memo
 from reading_maths.kit.properties import Property, first_broken
 from reading_maths.sandbox.errors import CallTimeout, ProcessDied, StudentError
 from reading_maths.sandbox.wire import COMPLEX, Unencodable
@@ -161,6 +162,7 @@ class Question:
         self.atol = atol
         self.properties = tuple(properties)
         self.probes = tuple(probes)
+        self._memo = Memo()
 
     # -- the one entry point grader cases use ------------------------------------------------
     def check(self, student: Any, *args: Any, label: str, public: bool = False, **kwargs: Any) -> None:
@@ -172,7 +174,7 @@ class Question:
         """
         where = _describe_call(self.name, label)
         self._require_callable(student)
-        expected = self._normalise(self.reference(*_copy_args(args), **_copy_args(kwargs)))
+        expected = self._outputs_of(None, args, kwargs)
         given = _copy_args(args)
         original = _copy_args(args)
         actual_raw = self._call_student(student, given, kwargs, where, public)
@@ -262,8 +264,10 @@ class Question:
         return None
 
     def _outputs_of(self, impl: Callable[..., Any] | None, args: tuple, kwargs: dict) -> list[np.ndarray]:
+        """The outputs of the reference (``None``) or of a catalogued mistake, remembered per input (read-only)."""
         impl = self.reference if impl is None else impl
-        return self._normalise(impl(*_copy_args(args), **_copy_args(kwargs)))
+        return self._memo.outputs(impl, args, kwargs,
+                                  lambda: self._normalise(impl(*_copy_args(args), **_copy_args(kwargs))))
 
     def _caller(self, student: Any) -> Callable[..., list[np.ndarray]]:
         """The student's function as property probes call it: copied arguments, plain array outputs."""
@@ -274,8 +278,8 @@ class Question:
         if not self.mistakes:
             return None
         inputs = [(args, kwargs), *((tuple(a), dict(k)) for a, k in self.probes)]
-        return best_mistake(self.mistakes, inputs, self._outputs_of,
-                            lambda a, k: self._outputs_of(student, a, k), actual, same_values, (self.rtol, self.atol))
+        return best_mistake(self.mistakes, inputs, self._outputs_of, lambda a, k: self._caller(student)(*a, **k),
+                            actual, same_values, (self.rtol, self.atol))
 
     def _feedback(self, where, problem, explanation, args, kwargs, expected, public) -> str:
         lines = [f"{where}: {problem}."]
