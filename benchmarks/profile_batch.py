@@ -62,8 +62,8 @@ def instrument() -> None:
         SaveAutoGrades,
     )
 
-    from reading_maths.grading import batch, engine, graderfile
-    from reading_maths.nbgrader import steps
+    from reading_maths.grading import engine, graderfile
+    from reading_maths.nbgrader import recording, steps
     from reading_maths.sandbox import session
 
     meter(engine, "load", "grade: read + recognise the notebook")
@@ -73,7 +73,7 @@ def instrument() -> None:
     meter(session.StudentSession, "close", "grade: stop child, remove scratch")
     meter(graderfile.GraderFile, "run", "grade: graders (incl. calls)")
     meter(engine, "grade", "grade: total")
-    meter(batch, "grade_one", "grade: total + errors")
+    meter(ag, "grade_one", "grade: total + errors")
     for cls in (ClearOutput, DeduplicateIds, OverwriteKernelspec, steps.RestoreCells, CheckCellMetadata,
                 steps.InjectResults, ClearMetadataPreprocessor, LimitOutput, SaveAutoGrades,
                 steps.SaveFeedbackComments, AssignLatePenalties):
@@ -83,30 +83,27 @@ def instrument() -> None:
     meter(BaseConverter, "init_single_notebook_resources", "record: resources")
     meter(BaseConverter, "init_destination", "record: init destination (gradebook checks, copy files)")
     meter(BaseConverter, "init_assignment", "record: init assignment (gradebook submission)")
-    meter(ag, "record", "record: total (converter per student)")
-    meter(ag, "release_zero_point_tasks", "record: unflag 0-point tasks (gradebook)")
-    meter(ag, "save_results", "record: save results JSON")
+    meter(recording, "record", "record: total (converter per student)")
+    meter(recording, "release_zero_point_tasks", "record: unflag 0-point tasks (gradebook)")
+    meter(recording, "save_results", "record: save results JSON")
     meter(ag, "read_back", "read back scores (gradebook)")
     meter(ag, "open_course", "open course (nbgrader config, gradebook)")
     meter(ag, "find_submissions", "find submissions")
 
 
-def serial_grade_many(paths, settings, *, root, assignment=None, on_result=None, **_):
-    """grade_many without the pool: every notebook graded here, in order."""
-    from reading_maths.grading import batch
-
-    results = []
-    for i, path in enumerate(paths):
-        results.append(batch.grade_one(Path(path), settings, root, assignment))
-        if on_result is not None:
-            on_result(i, results[-1])
-    return results
+def serial_grade_locally(submissions, settings, root, assignment, jobs, progress):
+    """grade_locally without the pool: every submission graded and recorded here, in order."""
+    recorder = ag.start_worker(root, assignment)
+    try:
+        return {s.student: ag.grade_and_record(s, settings, root, assignment) for s in submissions}
+    finally:
+        recorder.close()
 
 
 def main() -> None:
     course, assignment = Path(sys.argv[1]), sys.argv[2]
     instrument()
-    ag.grade_many = serial_grade_many
+    ag.grade_locally = serial_grade_locally
     settings = ag.Settings(choose())
     wall0, cpu0 = time.perf_counter(), time.process_time()
     outcomes = ag.autograde(course, assignment, settings, progress=False)

@@ -64,7 +64,7 @@ def main(course: Path | None) -> None:
               help="Append a Markdown summary here (e.g. $GITHUB_STEP_SUMMARY).")
 @click.option("--fail-under", type=float, help="Exit with status 3 when a notebook scores below this.")
 @click.option("--timeout", default=30.0, show_default=True, help="Seconds a cell or a call may run.")
-@click.option("--jobs", "-j", default=0, help="Notebooks graded at once (0: one per core).")
+@click.option("--jobs", "-j", default=0, help="Cores to grade on: that many notebooks at once (0: every core).")
 @UNSAFE
 def grade_command(paths, as_json, junit, gradescope, hidden_visibility, assignment, summary, fail_under, timeout,
                   jobs, unsafe):
@@ -160,7 +160,7 @@ def release_command(assignments):
 @main.command("autograde")
 @click.argument("assignment")
 @click.option("--student", help="Grade only this student's submission.")
-@click.option("--jobs", "-j", default=0, help="Notebooks graded at once (0: one per core).")
+@click.option("--jobs", "-j", default=0, help="Cores to grade on: that many notebooks at once (0: every core).")
 @click.option("--timeout", default=30.0, show_default=True, help="Seconds a cell or a call may run.")
 @UNSAFE
 @click.option("--scheduler", metavar="ADDRESS",

@@ -7,12 +7,13 @@ entry points (the command line, nbgrader's kernel, Otter) look for it, with :fun
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from reading_maths.notebook import grade_id, nbgrader_meta, read_notebook, test_cells
+from reading_maths.notebook import grade_id, is_test_cell, nbgrader_meta, read_notebook, test_cells
 
 if TYPE_CHECKING:
     from reading_maths.grading.graderfile import GraderFile
@@ -46,6 +47,26 @@ class Assignment:
     def questions(self) -> list[str]:
         """Auto-graded question ids, in notebook order (the grade ids of the test cells)."""
         return [grade_id(c) for c in test_cells(self.source)]
+
+    @cached_property
+    def imports(self) -> tuple[str, ...]:
+        """The modules the source notebook's code imports at the top of its cells (``numpy``,
+        ``matplotlib.pyplot``): what a student's notebook imports too, imported by the sandboxed child
+        before the student's code arrives."""
+        found: dict[str, None] = {}
+        for cell in self.source.cells:
+            if cell.cell_type != "code" or is_test_cell(cell):  # hidden tests never run in the sandbox
+                continue
+            try:
+                statements = ast.parse("".join(cell.source)).body
+            except SyntaxError:
+                continue
+            for statement in statements:
+                if isinstance(statement, ast.Import):
+                    found |= dict.fromkeys(alias.name for alias in statement.names)
+                elif isinstance(statement, ast.ImportFrom) and statement.module and not statement.level:
+                    found[statement.module] = None
+        return tuple(m for m in found if m != "__future__")
 
     @cached_property
     def manual_cells(self) -> list[str]:

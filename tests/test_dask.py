@@ -23,7 +23,7 @@ from reading_maths.grading.engine import Settings
 from reading_maths.nbgrader.autograde import autograde
 from reading_maths.sandbox.process import choose
 
-RECORDER = "reading_maths.nbgrader.autograde"
+RECORDER = "reading_maths.nbgrader.recording"
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,7 @@ import pytest
 from conftest import ROOT
 from reading_maths.sandbox import wire
 from reading_maths.sandbox.errors import CallTimeout, ProcessDied, StudentError
-from reading_maths.sandbox.process import Sandbox, choose, sandbox_uid
+from reading_maths.sandbox.process import SLOTS, Sandbox, choose, sandbox_uid
 from reading_maths.sandbox.session import Cell, StudentSession
 
 SANDBOX = choose(allow_unsafe=True)
@@ -163,6 +163,52 @@ def test_only_the_child_rebuilds_portable_functions():
                 ["os.system", ["echo"]], ["scaled", [float("nan"), "x"]], "scaled"):
         with pytest.raises(wire.WireError):
             wire.decode({"__fn__": bad}, functions=True)
+
+
+@needs_isolation
+def test_children_started_ahead_are_new_for_each_notebook():
+    from reading_maths.sandbox.ahead import Starter
+
+    starter = Starter(SANDBOX, preload=("json",))
+    leave = ("import json, os, sys\n"
+             "open('/tmp/left-behind', 'w').write('x')\n"
+             "open(os.path.expanduser('~/left-behind'), 'w').write('x')\n"
+             "json.planted = True\n"
+             "probe = open('/proc/self/status').read()")
+    look = ("import json, os, sys\n"
+            "probe = (getattr(json, 'planted', False), os.listdir('/tmp'), os.listdir(os.path.expanduser('~')), "
+            "open('/proc/self/status').read())")
+    try:
+        first = StudentSession([Cell(0, "cell 1", leave)], ["probe"], SANDBOX, starter=starter)
+        with first:
+            before = first.env()["probe"]
+            assert starter._ready is not None, "the next notebook's child is started while this one runs"
+        second = StudentSession([Cell(0, "cell 1", look)], ["probe"], SANDBOX, starter=starter)
+        with second:
+            planted, tmp, home, after = second.env()["probe"]
+    finally:
+        starter.close()
+    assert (planted, tmp, home) == (False, [], []), "nothing of the first notebook reaches the next"
+    uid = [next(line for line in status.splitlines() if line.startswith("Uid:")) for status in (before, after)]
+    assert uid[0] != uid[1], "the next child runs as another sandbox uid"
+    if SANDBOX.mode == "bwrap":  # as root each child has a uid of this process's own: none of them is left
+        mine = {sandbox_uid(slot) for slot in range(SLOTS)}
+        left = [p for p in os.listdir("/proc") if p.isdigit() and _uid_of(p) in mine]
+        assert left == [], "no child outlives the starter"
+
+
+def _uid_of(pid: str) -> int | None:
+    try:
+        return os.stat(f"/proc/{pid}").st_uid
+    except OSError:
+        return None
+
+
+def test_a_childs_preloaded_modules_are_the_notebooks_own_imports():
+    from reading_maths.course import Assignment
+
+    imports = Assignment("code", ROOT).imports
+    assert imports[0] == "numpy" and not any(m.startswith("reading_maths") for m in imports), imports
 
 
 def test_trusted_callbacks_are_served():

@@ -3,10 +3,12 @@ stopping the rest."""
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import replace
 from pathlib import Path
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -36,18 +38,47 @@ def grade_one(path: Path, settings: Settings, root: Path, assignment: str | None
         return failed_to_grade(path, known, f"grading failed: {type(exc).__name__}: {exc}")
 
 
-def graded_in_pool(paths: list[Path], settings: Settings, jobs: int, root: Path,
-                   assignment: str | None) -> Iterator[tuple[int, GradeResult | BaseException]]:
-    """``jobs`` local processes; yields ``(index, result or error)`` as each notebook finishes.
+def forked_pool(workers: int, root: Path, assignment: str | None, initializer: Callable[..., None] | None = None,
+                initargs: tuple = ()) -> ProcessPoolExecutor:
+    """A pool of ``workers`` processes on ``workers`` cores, forked from this one once the assignment's graders
+    and reference are loaded here (so that they start with them, and with Otter and NumPy imported, instead
+    of each loading its own); ``initializer(*initargs)`` then runs in each.
 
-    The workers are forked from this process after the assignment's graders and reference are loaded
-    here, so they start with them (and with Otter and NumPy imported) instead of each loading its own.
+    Each worker starts its next sandboxed child while it grades (:mod:`reading_maths.sandbox.ahead`), which
+    keeps more processes busy than there are workers; when fewer workers than this machine's cores are
+    asked for, the pool (and the children it starts) is kept to that many cores, so ``--jobs 1`` is one
+    core's work and ``--jobs 2`` two.
     """
     if assignment:
         Assignment(assignment, root).graders  # noqa: B018 - loaded (and cached) before the fork
-    with ProcessPoolExecutor(max_workers=min(jobs, max(1, len(paths))),
-                             mp_context=multiprocessing.get_context("fork")) as pool:
-        futures = {pool.submit(grade_one, p, settings, root, assignment): i for i, p in enumerate(paths)}
+    workers = max(1, workers)
+    cores = sorted(os.sched_getaffinity(0))
+    return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"), initializer=_start_worker,
+                               initargs=(cores[:workers] if workers < len(cores) else None, initializer, initargs))
+
+
+def _start_worker(cores: list[int] | None, initializer: Callable[..., None] | None, initargs: tuple) -> None:
+    if cores is not None:
+        os.sched_setaffinity(0, cores)
+    if initializer is not None:
+        initializer(*initargs)
+
+
+@contextlib.contextmanager
+def progress_bar(total: int, shown: bool = True) -> Iterator[Callable[[], None]]:
+    """A "grading" bar on the terminal for ``total`` items; yields the function that advances it by one."""
+    columns = (TextColumn("grading"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, disable=not shown, transient=False) as bar:
+        task = bar.add_task("grading", total=total)
+        yield lambda: bar.advance(task)
+
+
+def graded_in_pool(paths: list[Path], settings: Settings, jobs: int, root: Path,
+                   assignment: str | None) -> Iterator[tuple[int, GradeResult | BaseException]]:
+    """``jobs`` local processes; yields ``(index, result or error)`` as each notebook finishes."""
+    ahead = replace(settings, ahead=True)  # each worker starts its next child while it grades
+    with forked_pool(min(jobs, len(paths)), root, assignment) as pool:
+        futures = {pool.submit(grade_one, p, ahead, root, assignment): i for i, p in enumerate(paths)}
         for future in as_completed(futures):
             try:
                 yield futures[future], future.result()
@@ -66,15 +97,13 @@ def grade_many(paths: Iterable[Path], settings: Settings, *, jobs: int = 0, root
     """
     paths = list(paths)
     results: dict[int, GradeResult] = {}
-    columns = (TextColumn("grading"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     if scheduler:
         from reading_maths.grading.remote import graded_on_cluster
 
         completions = graded_on_cluster(paths, settings, scheduler, root, assignment)
     else:
         completions = graded_in_pool(paths, settings, jobs or os.cpu_count() or 1, root, assignment)
-    with Progress(*columns, disable=not progress, transient=False) as bar:
-        task = bar.add_task("grading", total=len(paths))
+    with progress_bar(len(paths), progress) as advance:
         for i, outcome in completions:
             if i in results:
                 continue
@@ -84,5 +113,5 @@ def grade_many(paths: Iterable[Path], settings: Settings, *, jobs: int = 0, root
             results[i] = outcome
             if on_result is not None:
                 on_result(i, outcome)
-            bar.advance(task)
+            advance()
     return [results[i] for i in range(len(paths))]

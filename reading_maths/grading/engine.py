@@ -18,6 +18,7 @@ import numpy as np
 from reading_maths.course import Assignment, recognise
 from reading_maths.notebook import NotANotebook, grade_id, is_test_cell, nbgrader_meta, read_notebook
 from reading_maths.results import GradeResult
+from reading_maths.sandbox.ahead import starter
 from reading_maths.sandbox.process import Sandbox
 from reading_maths.sandbox.session import Cell, StudentSession
 
@@ -28,11 +29,13 @@ class NotGradable(ValueError):
 
 @dataclass(frozen=True)
 class Settings:
-    """How to run student code: the sandbox, and the wall-clock limits of a cell and of a call."""
+    """How to run student code: the sandbox, the wall-clock limits of a cell and of a call, and whether
+    children are started one notebook ahead (``ahead``: in a batch's worker processes, one thread each)."""
 
     sandbox: Sandbox
     cell_timeout: float = 30.0
     call_timeout: float = 10.0
+    ahead: bool = False
 
 
 def load(path: Path, root: Path):
@@ -102,8 +105,9 @@ def grade(nb_path: Path, settings: Settings, root: Path) -> GradeResult:
     result = GradeResult(assignment.id, str(nb_path), errors=list(notes))
     places = grade_cell_places(nb)
     upto = [places.get(g.question) for g in graders]
+    ahead = starter(settings.sandbox, assignment.imports) if settings.ahead and settings.sandbox.isolated else None
     session = StudentSession(cells, names, settings.sandbox, settings.cell_timeout, settings.call_timeout,
-                             upto=upto[0] if upto else None)
+                             upto=upto[0] if upto else None, starter=ahead)
     with session, warnings.catch_warnings(), np.errstate(all="ignore"), \
             contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
         warnings.simplefilter("ignore")

@@ -24,7 +24,7 @@ from traitlets.config import Config
 
 from reading_maths.grading.batch import grade_one
 from reading_maths.grading.engine import Settings
-from reading_maths.nbgrader.autograde import save_results
+from reading_maths.nbgrader.recording import save_results
 from reading_maths.nbgrader.steps import RESOURCE_KEY, SandboxedAutograde
 from reading_maths.sandbox.process import Limits, Sandbox, choose
 
@@ -78,3 +78,4 @@ def route_autograde(c: Config, sandboxed: bool = True) -> None:
     c.Autograde.autograde_preprocessors = ([GradeInSandbox] if sandboxed else []) + list(
         traits["autograde_preprocessors"].default())
     c.OverwriteCells.add_missing_cells = sandboxed  # sandboxed: a deleted grade cell is put back, graded 0
+    c.Exporter.optimistic_validation = sandboxed  # sandboxed: the notebook validated once per pass, as autograde does

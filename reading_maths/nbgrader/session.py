@@ -13,6 +13,11 @@ instead a handle on one shared :class:`~nbgrader.api.Gradebook`:
 - ``Gradebook(db_url)`` with nbgrader's default course id still runs ``check_course`` once, so the
   gradebook's rows are the same as nbgrader's own run leaves.
 
+Several grading processes record at once, each with its own batch session: on SQLite each transaction
+takes the database's write lock when it begins (``BEGIN IMMEDIATE``) and the others wait for it (up to
+:data:`LOCK_WAIT` seconds), so two recordings never hold read locks they both need to upgrade (SQLite
+would refuse one of them at once rather than let them wait for each other).
+
 :meth:`BatchGradebook.commit` commits for real (once per student); :meth:`BatchGradebook.rollback`
 drops what a refused student's conversion had written. nbgrader's code runs unchanged; only the
 name ``Gradebook`` in its modules points here for the duration of the batch.
@@ -26,6 +31,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from nbgrader.api import Gradebook
+from sqlalchemy import event
 
 PATCHED = (
     "nbgrader.converters.autograde",          # init_assignment: student, submission, timestamp, missing notebooks
@@ -36,6 +42,27 @@ PATCHED = (
     "reading_maths.nbgrader.steps",           # SaveFeedbackComments
 )
 """The modules whose ``Gradebook`` is the batch's session while :func:`batch_gradebook` is active."""
+
+LOCK_WAIT = 600
+"""Seconds a recording waits for another process's recording to commit before it gives up."""
+
+
+def _write_lock_per_transaction(engine: Any) -> None:
+    """On SQLite, begin every transaction of ``engine`` with ``BEGIN IMMEDIATE`` (SQLAlchemy's recipe:
+    pysqlite's own implicit ``BEGIN`` switched off), waiting up to :data:`LOCK_WAIT` for the lock."""
+    if engine.dialect.name != "sqlite":
+        return
+
+    @event.listens_for(engine, "connect")
+    def _connect(dbapi_connection: Any, _record: Any) -> None:
+        dbapi_connection.isolation_level = None
+        dbapi_connection.execute(f"PRAGMA busy_timeout = {LOCK_WAIT * 1000}")
+
+    @event.listens_for(engine, "begin")
+    def _begin(connection: Any) -> None:
+        connection.exec_driver_sql("BEGIN IMMEDIATE")
+
+    engine.dispose()  # the connections nbgrader's Gradebook opened are made again, with these settings
 
 
 class _DeferredSession:
@@ -77,6 +104,7 @@ class BatchGradebook:
     def __init__(self, db_url: str, course_id: str):
         self.db_url = db_url
         self.gradebook = Gradebook(db_url, course_id)
+        _write_lock_per_transaction(self.gradebook.engine)
         self._session = self.gradebook.db
         self.gradebook.db = _DeferredSession(self._session)
         self._courses = {course_id}

@@ -27,8 +27,8 @@ from reading_maths.nbgrader.autograde import (
     autograde,
     find_submissions,
     open_course,
-    results_path,
 )
+from reading_maths.nbgrader.recording import results_path
 
 log = logging.getLogger(__name__)
 

@@ -92,7 +92,7 @@ def _catalogue(root: Path, assignment: str, question: str) -> list:
 
 def diagnosed(coursedir, assignment: str, student: str) -> set[tuple[str, str]]:
     """(question, mistake id) pairs the graders diagnosed in a student's autograded notebooks."""
-    from reading_maths.nbgrader.autograde import results_path
+    from reading_maths.nbgrader.recording import results_path
 
     path = results_path(coursedir, student, assignment)
     try:

@@ -13,6 +13,7 @@ believes nothing it says beyond plain values.
 from __future__ import annotations
 
 import builtins
+import json
 import os
 import sys
 
@@ -203,13 +204,19 @@ def serve(channel: Channel, namespace: dict, names: list) -> None:
 
 
 def main() -> None:
-    cap, *packages = sys.argv[1:] or ["0"]
-    if int(cap):  # in a user namespace the process cap is set here, where it counts only this sandbox
+    start = json.loads(sys.argv[1]) if len(sys.argv) > 1 else {}
+    cap = int(start.get("processes", 0))
+    if cap:  # in a user namespace the process cap is set here, where it counts only this sandbox
         import resource
 
-        resource.setrlimit(resource.RLIMIT_NPROC, (int(cap), int(cap)))
-    sys.path += packages  # started with -S: the package folders, without running site's .pth imports
+        resource.setrlimit(resource.RLIMIT_NPROC, (cap, cap))
+    sys.path += [str(p) for p in start.get("path", [])]  # started with -S: no site, no .pth imports
     channel = Channel()
+    for module in start.get("preload", []):  # what the notebook imports, before its code arrives
+        try:
+            __import__(str(module))
+        except Exception:  # noqa: BLE001 - the student's own import will say what is wrong
+            pass
     setup = channel.receive()
     namespace = {"__name__": "__main__", "__builtins__": builtins,
                  "get_ipython": _Shell(), "display": lambda *a, **k: None}

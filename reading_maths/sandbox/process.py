@@ -14,6 +14,7 @@ unsafe plain subprocess.  ``reading-maths doctor`` prints what this machine give
 
 from __future__ import annotations
 
+import json
 import os
 import resource
 import shutil
@@ -30,13 +31,16 @@ from reading_maths.sandbox import cgroups
 from reading_maths.sandbox.cgroups import Cgroup
 
 UID_BASE, UID_SPAN = 200_000, 50_000
+SLOTS = 3
+"""Sandbox uids per grading process: one child runs, the next waits ready, the last is still dying."""
 SCRATCH_BYTES = 64 << 20
 SCRATCH_PREFIX = "reading-maths-scratch-"
 
 
-def sandbox_uid() -> int:
-    """The unprivileged uid this grading process runs its sandboxes as (one per worker process)."""
-    return UID_BASE + os.getpid() % UID_SPAN
+def sandbox_uid(slot: int = 0) -> int:
+    """The unprivileged uid this grading process runs its sandboxes in ``slot`` as (:data:`SLOTS` per process,
+    so that a child started ahead or one still dying never shares the uid of the one running)."""
+    return UID_BASE + (os.getpid() % (UID_SPAN // SLOTS)) * SLOTS + slot % SLOTS
 
 
 class SandboxUnavailable(RuntimeError):
@@ -126,14 +130,14 @@ class Sandbox:
         (scratch / "home").mkdir()
         return scratch
 
-    def command(self, argv: list[str]) -> list[str]:
+    def command(self, argv: list[str], slot: int = 0) -> list[str]:
         if not self.isolated:
             return argv
         cmd = ["bwrap", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
                "--unshare-cgroup-try", "--die-with-parent", "--new-session",
                "--ro-bind", "/usr", "/usr", "--proc", "/proc", "--dev", "/dev",
-               "--size", str(SCRATCH_BYTES), "--tmpfs", "/tmp"]
-        uid = str(sandbox_uid())
+               "--perms", "1777", "--size", str(SCRATCH_BYTES), "--tmpfs", "/tmp"]  # writable, as /tmp is
+        uid = str(sandbox_uid(slot))
         if self.mode == "userns":
             cmd[1:1] = ["--unshare-user", "--uid", uid, "--gid", uid, "--cap-drop", "ALL"]
         for name in ("lib", "lib64", "bin", "sbin"):
@@ -174,18 +178,21 @@ class Sandbox:
         return {"HOME": home, "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "MPLBACKEND": "Agg",
                 "MPLCONFIGDIR": home, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
 
-    def spawn(self, scratch: Path | None) -> tuple[subprocess.Popen, Cgroup | None]:
-        """Start ``python -I -S -B child.py NPROC SITE...`` in the sandbox, protocol on stdin/stdout, in a cgroup
-        of its own when the machine gives one.
+    def spawn(self, scratch: Path | None, slot: int = 0, preload: tuple[str, ...] = ()
+              ) -> tuple[subprocess.Popen, Cgroup | None]:
+        """Start ``python -I -S -B child.py SETUP`` in the sandbox as ``slot``'s uid, protocol on stdin/stdout,
+        in a cgroup of its own when the machine gives one.
 
-        In a user namespace the process limit (``NPROC``; 0 elsewhere) is set by the child itself once
-        inside (it then counts only that namespace's processes; set before, it would count all of this
-        user's processes). ``SITE...`` are the package folders (:func:`site_paths`).
+        ``SETUP`` (JSON) holds the package folders (:func:`site_paths`), the modules to import before any
+        student code (``preload``: the ones the assignment's notebook imports) and, in a user namespace,
+        the process limit, which the child sets itself once inside (it then counts only that namespace's
+        processes; set before, it would count all of this user's processes).
         """
         if self.mode == "bwrap":
-            kill_uid(sandbox_uid())  # each notebook starts from a clean process count
-        cap = self.limits.processes if self.mode == "userns" else 0
-        argv = [sys.executable, "-I", "-S", "-B", self.child_script(), str(cap), *site_paths()]
+            kill_uid(sandbox_uid(slot))  # each child starts from a clean process count
+        setup = {"path": list(site_paths()), "preload": list(preload),
+                 "processes": self.limits.processes if self.mode == "userns" else 0}
+        argv = [sys.executable, "-I", "-S", "-B", self.child_script(), json.dumps(setup)]
         group = Cgroup.create(dict(self.cgroups), self.limits.memory_bytes, self.limits.processes) \
             if self.cgroups else None
 
@@ -196,7 +203,7 @@ class Sandbox:
 
         try:
             process = subprocess.Popen(
-                self.command(argv), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                self.command(argv, slot), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                 stderr=subprocess.DEVNULL, env=self.environment(scratch),
                 cwd=scratch / "home" if scratch else "/", start_new_session=True, preexec_fn=setup,
                 close_fds=True,
@@ -241,14 +248,37 @@ def _gone(pid: int) -> bool:
         return True
 
 
-def kill(process: subprocess.Popen, group: Cgroup | None = None, grace: float = 10.0) -> None:
-    """Kill the child's cgroup, process group and PID namespace, reap it, and wait (up to ``grace``
-    seconds) until every process of the namespace is dead.
+@dataclass
+class Dying:
+    """A child that was sent SIGKILL and whose processes may not all be gone yet."""
 
-    Killing bubblewrap alone leaves the namespace dying in the background: a fork bomb's hundreds
-    of processes keep counting against the sandbox uid's process limit for a while, so the next
-    child (this notebook's restart, or another student's notebook) could not start.
-    """
+    process: subprocess.Popen
+    group: Cgroup | None
+    inits: list[int]
+    """the PID namespace's init processes: once they are gone (or zombies), so is everything inside"""
+
+    def gone(self) -> bool:
+        """Everything of the child has exited and its cgroup is removed (checks once, never waits)."""
+        self.inits = [pid for pid in self.inits if not _gone(pid)]
+        if self.group is not None and self.group.folders:
+            self.group.destroy(grace=0)
+        if self.inits or (self.group is not None and self.group.folders):
+            return False
+        for stream in (self.process.stdin, self.process.stdout):
+            if stream:
+                stream.close()
+        return True
+
+    def wait(self, grace: float = 10.0) -> None:
+        """Wait (up to ``grace`` seconds) until :meth:`gone`."""
+        deadline = time.monotonic() + grace
+        while not self.gone() and time.monotonic() < deadline:
+            time.sleep(0.005)
+
+
+def stop(process: subprocess.Popen, group: Cgroup | None = None) -> Dying:
+    """SIGKILL the child's PID namespace, process group and cgroup, and reap bubblewrap; returns at once,
+    while the kernel tears the rest down (:class:`Dying` tells when it has)."""
     inits = _children(process.pid) if process.poll() is None else []
     for target in inits:
         try:
@@ -265,15 +295,19 @@ def kill(process: subprocess.Popen, group: Cgroup | None = None, grace: float = 
         pass
     process.wait()
     if group is not None:
-        group.destroy(grace)
-    deadline = time.monotonic() + grace
-    while inits and time.monotonic() < deadline:
-        inits = [pid for pid in inits if not _gone(pid)]
-        if inits:
-            time.sleep(0.02)
-    for stream in (process.stdin, process.stdout):
-        if stream:
-            stream.close()
+        group.destroy(grace=0)
+    return Dying(process, group, inits)
+
+
+def kill(process: subprocess.Popen, group: Cgroup | None = None, grace: float = 10.0) -> None:
+    """Kill the child's cgroup, process group and PID namespace, reap it, and wait (up to ``grace``
+    seconds) until every process of the namespace is dead.
+
+    Killing bubblewrap alone leaves the namespace dying in the background: a fork bomb's hundreds
+    of processes keep counting against the sandbox uid's process limit for a while, so the next
+    child (this notebook's restart, or another student's notebook) could not start.
+    """
+    stop(process, group).wait(grace)
 
 
 def remove_scratch(scratch: Path | None) -> None:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
 from reading_maths.sandbox import wire
+from reading_maths.sandbox.ahead import Starter
 from reading_maths.sandbox.channel import Child, ChildGone
 from reading_maths.sandbox.errors import CallTimeout, ProcessDied, StudentError
 from reading_maths.sandbox.patching import Patch
@@ -46,6 +47,9 @@ class StudentSession:
     call_timeout: float = 10.0
     upto: int | None = None
     """run only the cells before this notebook position (None: all); :meth:`advance` moves it on"""
+    starter: Starter | None = None
+    """where children come from when they are started ahead (:mod:`reading_maths.sandbox.ahead`); else each
+    is started when needed, and waited for when it is killed"""
     cell_errors: dict[int, str] = field(default_factory=dict)
     _skip: set[int] = field(default_factory=set)
     _child: Child | None = None
@@ -122,8 +126,11 @@ class StudentSession:
         """Start a child and run the cells due.  Each cell has an absolute deadline set when it
         starts; cells can only start in order, so no message extends the start beyond
         ``(cells + 1) * cell_timeout``; a message out of order breaks the protocol."""
-        self._scratch = self._scratch or self.sandbox.new_scratch()
-        self._child = Child(*self.sandbox.spawn(self._scratch))
+        if self.starter is not None:
+            self._child = Child(*self.starter.take())
+        else:
+            self._scratch = self._scratch or self.sandbox.new_scratch()
+            self._child = Child(*self.sandbox.spawn(self._scratch))
         todo = self._due()
         deadline = min(time.monotonic() + self.cell_timeout, self._end)
         self._child.send({"cells": [{"id": c.index, "source": c.source} for c in todo], "names": self.names},
@@ -165,7 +172,10 @@ class StudentSession:
 
     def _stop_child(self) -> None:
         if self._child is not None:
-            kill(self._child.process, self._child.group)
+            if self.starter is not None:
+                self.starter.retire(self._child.process, self._child.group)
+            else:
+                kill(self._child.process, self._child.group)
             self._child = None
 
     def close(self) -> None:

@@ -1,0 +1,198 @@
+"""Recording one student's results: nbgrader's own converter, one gradebook session, a commit per student.
+
+:class:`Recorder` is what records: per student, nbgrader's ``Autograde`` converter with the sandbox's results
+injected in place of its kernel (:mod:`reading_maths.nbgrader.steps`), so nbgrader itself writes
+``autograded/``, the timestamps, the late penalties and the grades; a submission nbgrader refuses (not a
+notebook, a duplicated grade id, ...) gets 0 on every question and a comment saying why; each notebook's
+structured result is kept beside it in ``autograded/<student>/<assignment>.json``.  No student code runs here.
+
+Each local grading process records the students it grades (:mod:`reading_maths.nbgrader.autograde`), so
+several write the gradebook at once: each student's recording is one transaction that takes SQLite's
+write lock when it begins (:mod:`reading_maths.nbgrader.session`), and the others wait their turn.  On a
+Dask cluster the driver records what arrives, with one :class:`Recorder`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import re
+import traceback
+import warnings
+from contextlib import AbstractContextManager
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from nbgrader.api import Gradebook
+from nbgrader.apps import AutogradeApp
+from nbgrader.coursedir import CourseDirectory
+from traitlets.config import Config
+
+from reading_maths.nbgrader.session import batch_gradebook
+from reading_maths.nbgrader.steps import SandboxedAutograde
+from reading_maths.reports.escape import markdown_text
+from reading_maths.results import GradeResult
+
+if TYPE_CHECKING:
+    from reading_maths.nbgrader.autograde import Submission
+
+log = logging.getLogger(__name__)
+
+
+def notebook_ids(gb: Gradebook, assignment: str) -> list[str]:
+    """The assignment's notebooks, as the gradebook lists them."""
+    return sorted(nb.name for nb in gb.find_assignment(assignment).notebooks)
+
+
+class _Collect(logging.Handler):
+    """Keeps nbgrader's warnings and errors for one student, to explain a refusal."""
+
+    def __init__(self):
+        super().__init__(logging.WARNING)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(record.getMessage())
+
+
+def refusal_reason(messages: list[str], exc: BaseException, results: list[GradeResult]) -> str:
+    """One line saying why nbgrader refused a submission, clearer than its own messages where we can."""
+    duplicated = sorted({m.group(1) for m in map(re.compile(r"Cell with id '(.*)' exists multiple times").search,
+                                                  messages) if m})
+    if duplicated:
+        return (f"grade id {', '.join(map(repr, duplicated))} appears more than once in the notebook "
+                "(cells were duplicated); nbgrader cannot grade it")
+    for result in results:
+        if result.errors and all(q.status == "error" for q in result.questions):
+            return result.errors[0]
+    tracebacks = [m.strip().splitlines()[-1] for m in messages if m.startswith("Traceback")]
+    if tracebacks:
+        return f"nbgrader could not read the submission ({tracebacks[0]})"
+    return f"nbgrader could not read the submission ({type(exc).__name__}: {exc})"
+
+
+def record(app: AutogradeApp, coursedir: CourseDirectory, submission: Submission, assignment: str,
+           results: dict[tuple[str, str], GradeResult]) -> str | None:
+    """nbgrader's converter for one student; returns why it refused, or None when it recorded."""
+    logger = logging.getLogger(f"{__name__}.{submission.student}")
+    logger.propagate = False
+    logger.handlers = [collect := _Collect()]
+    coursedir.student_id = submission.student
+    coursedir.assignment_id = assignment
+    converter = SandboxedAutograde(results, coursedir=coursedir, parent=app)
+    converter.force = True
+    converter.create_student = True
+    converter.log = logger
+    # nbconvert validates the whole notebook after every preprocessor unless told to do it once, after the last
+    converter.update_config(Config({"OverwriteCells": {"add_missing_cells": True},
+                                    "Exporter": {"optimistic_validation": True}}))
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # nbformat's cell-id and SQLAlchemy's session notices
+            converter.start()
+    except Exception as exc:  # noqa: BLE001 - nbgrader's NbGraderException, or anything it lets through
+        mine = [results[k] for k in results if k[0] == submission.student]
+        return refusal_reason(collect.messages + [traceback.format_exc()], exc, mine)
+    finally:
+        coursedir.student_id = "*"
+    return None
+
+
+def release_zero_point_tasks(gb: Gradebook, assignment: str, student: str) -> None:
+    """Unflag 0-point task cells (the proofs' mark schemes): nothing there for a teacher to mark.
+
+    nbgrader flags every task cell as needing a manual grade; a mark scheme is a task cell only so
+    that nbgrader strips it from the release, and would otherwise keep the submission on formgrader's
+    to-do list after every real hand mark is in.
+    """
+    for notebook in gb.find_submission(assignment, student).notebooks:
+        for grade in notebook.grades:
+            if grade.max_score == 0 and grade.needs_manual_grade:
+                grade.needs_manual_grade = False
+
+
+def record_refused(gb: Gradebook, coursedir: CourseDirectory, submission: Submission, assignment: str,
+                   reason: str) -> None:
+    """0 on every question of a refused submission, the reason as each comment (not committed).
+
+    The grades are flagged as needing a manual look, so formgrader lists the submission for review;
+    an instructor's manual score, if any, is kept.
+    """
+    timestamp = coursedir.get_existing_timestamp(str(submission.folder))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        gb.update_or_create_student(submission.student)
+        extra = {"timestamp": timestamp} if timestamp else {}
+        gb.update_or_create_submission(assignment, submission.student, **extra)
+        for nb in notebook_ids(gb, assignment):
+            notebook = gb.find_submission_notebook(nb, assignment, submission.student)
+            for grade in notebook.grades:
+                grade.auto_score = 0.0
+                grade.needs_manual_grade = True
+            for comment in notebook.comments:
+                comment.auto_comment = markdown_text(f"Not graded, 0 recorded: {reason}")
+
+
+def results_path(coursedir: CourseDirectory, student: str, assignment: str) -> Path:
+    """Where a student's structured results live: ``autograded/<student>/<assignment>.json``."""
+    return Path(coursedir.format_path(coursedir.autograded_directory, student, assignment) + ".json")
+
+
+def save_results(coursedir: CourseDirectory, student: str, assignment: str, results: dict[str, GradeResult],
+                 *, merge: bool = False) -> None:
+    """Keep each notebook's full result (the ``grade --json`` object) beside ``autograded/<student>/<a>/``.
+
+    Written as ``{notebook id: result}``, paths relative to the course (the same file wherever the course
+    is); reports read these, never the gradebook comments. ``merge`` keeps the other notebooks' entries
+    already in the file (nbgrader's own autograde records one notebook at a time).
+    """
+    path = results_path(coursedir, student, assignment)
+    mine = json.loads(path.read_text(encoding="utf-8")) if merge and path.is_file() else {}
+    mine |= {nb: result.to_json() for nb, result in results.items()}
+    text = json.dumps(mine, indent=1, ensure_ascii=False)
+    text = text.replace(json.dumps(str(Path(coursedir.root).resolve()) + os.sep)[1:-1], "")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+class Recorder:
+    """Records students one at a time in one gradebook session, committed once per student."""
+
+    def __init__(self, app: AutogradeApp, coursedir: CourseDirectory, assignment: str,
+                 turn: AbstractContextManager | None = None):
+        """``turn``: a lock that the processes recording together hold while each records a student (a
+        ``multiprocessing.Lock``), so that they take turns on the gradebook instead of waiting on SQLite's
+        own lock, which wakes a waiting writer only in coarse steps."""
+        self.app, self.coursedir, self.assignment = app, coursedir, assignment
+        self.turn = turn or contextlib.nullcontext()
+        self._open = contextlib.ExitStack()
+        self.batch = self._open.enter_context(batch_gradebook(coursedir.db_url, coursedir.course_id))
+
+    def settle(self, submission: Submission, results: dict[tuple[str, str], GradeResult]) -> str | None:
+        """Record one student (their notebooks' results keyed by ``(student, notebook id)``) and commit;
+        returns why nbgrader refused the submission, or None."""
+        gradebook = self.batch.gradebook
+        with self.turn:
+            if submission.notebooks:
+                reason = record(self.app, self.coursedir, submission, self.assignment, results)
+            else:
+                found = sorted(p.name for p in submission.folder.iterdir()) if submission.folder.is_dir() else []
+                expected = ", ".join(f"{nb}.ipynb" for nb in notebook_ids(gradebook, self.assignment))
+                reason = f"no {expected} in the submission (it holds: {', '.join(found) or 'nothing'})"
+            if reason is None:
+                release_zero_point_tasks(gradebook, self.assignment, submission.student)
+            else:
+                self.batch.rollback()  # whatever nbgrader had written for this student before it refused
+                reason = reason.replace(f"{Path(self.coursedir.root).resolve()}{os.sep}", "")  # as the course sees it
+                record_refused(gradebook, self.coursedir, submission, self.assignment, reason)
+            self.batch.commit()
+        save_results(self.coursedir, submission.student, self.assignment,
+                     {nb: results[(submission.student, nb)] for nb in submission.notebooks
+                      if (submission.student, nb) in results})
+        log.info("recorded %s", submission.student)
+        return reason
+
+    def close(self) -> None:
+        self._open.close()
