@@ -38,13 +38,13 @@ def test_remembered_outputs_are_computed_once_and_read_only():
         runs.append(1)
         return [np.arange(3.0)]
 
-    first = memo.outputs(len, (np.arange(2.0),), {}, compute)
-    again = memo.outputs(len, (np.arange(2.0),), {}, compute)
+    first = memo.outputs(len, fingerprint(((np.arange(2.0),), {})), compute)
+    again = memo.outputs(len, fingerprint(((np.arange(2.0),), {})), compute)
     assert runs == [1] and again is first
     with pytest.raises(ValueError):
         first[0][0] = 5.0
-    memo.outputs(len, ([lambda: 0],), {}, compute)
-    memo.outputs(len, ([lambda: 0],), {}, compute)
+    memo.outputs(len, fingerprint((([lambda: 0],), {})), compute)
+    memo.outputs(len, fingerprint((([lambda: 0],), {})), compute)
     assert len(runs) == 3, "an input without a fingerprint is computed every time"
 
 

@@ -10,7 +10,7 @@ import inspect
 import runpy
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +37,7 @@ class GraderFile:
     def max_score(self) -> float:
         return round(sum(c.points for c in self.cases), 6)
 
-    @property
+    @cached_property
     def names(self) -> list[str]:
         """The student's names the cases receive (parameters other than ``env``)."""
         found: dict[str, None] = {}

@@ -26,16 +26,16 @@ def fingerprint(value: Any) -> Hashable | None:
     ``None`` when the input holds something without one (an arbitrary callable or object): such
     inputs are not remembered.
     """
+    if isinstance(value, np.ndarray):
+        if value.dtype.hasobject:
+            return None
+        return ("ndarray", value.dtype.str, value.shape, np.ascontiguousarray(value).tobytes())
     if isinstance(value, np.generic):  # before float: np.float64 is one, and divides by zero differently
         return ("numpy", value.dtype.str, value.tobytes())
     if isinstance(value, float):
         return ("float", value.hex())  # -0.0 and 0.0 are different inputs
     if value is None or isinstance(value, (bool, int, str, bytes)):
         return (type(value).__name__, value)
-    if isinstance(value, np.ndarray):
-        if value.dtype.hasobject:
-            return None
-        return ("ndarray", value.dtype.str, value.shape, np.ascontiguousarray(value).tobytes())
     if isinstance(value, (list, tuple)):
         items = tuple(fingerprint(v) for v in value)
         return None if any(i is None for i in items) else (type(value).__name__, items)
@@ -54,10 +54,10 @@ class Memo:
     def __init__(self) -> None:
         self._kept: dict[tuple, list[np.ndarray]] = {}
 
-    def outputs(self, function: Callable[..., Any], args: tuple, kwargs: dict,
+    def outputs(self, function: Callable[..., Any], key: Hashable | None,
                 compute: Callable[[], list[np.ndarray]]) -> list[np.ndarray]:
-        """``compute()`` (the outputs of ``function`` on ``args, kwargs``), remembered for that input."""
-        key = fingerprint((args, kwargs))
+        """``compute()`` (the outputs of ``function`` on the input whose :func:`fingerprint` is ``key``),
+        remembered for that input; never remembered when ``key`` is None."""
         if key is None:
             return compute()
         key = (function, key)

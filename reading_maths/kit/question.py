@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from reading_maths.kit.diagnosis import best_mistake
-from reading_maths.kit.memo import Memo
+from reading_maths.kit.memo import Memo, fingerprint
 from reading_maths.kit.properties import Property, first_broken
 from reading_maths.sandbox.errors import CallTimeout, ProcessDied, StudentError
 from reading_maths.sandbox.wire import COMPLEX, Unencodable
@@ -161,7 +161,7 @@ class Question:
         self.rtol = rtol
         self.atol = atol
         self.properties = tuple(properties)
-        self.probes = tuple(probes)
+        self.probes = tuple((tuple(a), dict(k)) for a, k in probes)
         self._memo = Memo()
 
     # -- the one entry point grader cases use ------------------------------------------------
@@ -263,10 +263,12 @@ class Question:
                 return "it changed its input array in place; work on a copy and leave the inputs as they were"
         return None
 
-    def _outputs_of(self, impl: Callable[..., Any] | None, args: tuple, kwargs: dict) -> list[np.ndarray]:
-        """The outputs of the reference (``None``) or of a catalogued mistake, remembered per input (read-only)."""
+    def _outputs_of(self, impl: Callable[..., Any] | None, args: tuple, kwargs: dict,
+                    key: Any = None) -> list[np.ndarray]:
+        """The outputs of the reference (``None``) or of a catalogued mistake, remembered per input (read-only);
+        ``key``: the input's fingerprint, when the caller has it."""
         impl = self.reference if impl is None else impl
-        return self._memo.outputs(impl, args, kwargs,
+        return self._memo.outputs(impl, fingerprint((args, kwargs)) if key is None else key,
                                   lambda: self._normalise(impl(*_copy_args(args), **_copy_args(kwargs))))
 
     def _caller(self, student: Any) -> Callable[..., list[np.ndarray]]:
@@ -277,9 +279,11 @@ class Question:
         """The catalogued mistake that best explains ``actual`` (see :mod:`reading_maths.kit.diagnosis`)."""
         if not self.mistakes:
             return None
-        inputs = [(args, kwargs), *((tuple(a), dict(k)) for a, k in self.probes)]
-        return best_mistake(self.mistakes, inputs, self._outputs_of, lambda a, k: self._caller(student)(*a, **k),
-                            actual, same_values, (self.rtol, self.atol))
+        inputs = [(args, kwargs), *self.probes]
+        keys = {(id(a), id(k)): fingerprint((a, k)) for a, k in inputs}  # each input's, once for all mistakes
+        return best_mistake(self.mistakes, inputs,
+                            lambda impl, a, k: self._outputs_of(impl, a, k, keys[id(a), id(k)]),
+                            lambda a, k: self._caller(student)(*a, **k), actual, same_values, (self.rtol, self.atol))
 
     def _feedback(self, where, problem, explanation, args, kwargs, expected, public) -> str:
         lines = [f"{where}: {problem}."]

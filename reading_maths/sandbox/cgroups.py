@@ -108,10 +108,12 @@ class Cgroup:
         (pids / "pids.max").write_text(str(processes))
         return cls(folders)
 
-    def enter(self) -> None:
-        """Move the calling process in (called between fork and exec)."""
-        for folder in self.folders:
-            (folder / "cgroup.procs").write_text(str(os.getpid()))
+    def entered(self, command: list[str]) -> list[str]:
+        """``command`` run by a shell that first moves itself into this cgroup (and stops if it cannot), so that
+        the caller does not wait while the kernel moves it: the move waits for an RCU grace period."""
+        files = [str(folder / "cgroup.procs") for folder in self.folders]
+        moves = " && ".join(f'echo $$ > "${i + 1}"' for i in range(len(files)))
+        return ["/bin/sh", "-c", f'{moves} && shift {len(files)} && exec "$@"', "sh", *files, *command]
 
     def pids(self) -> set[int]:
         found: set[int] = set()

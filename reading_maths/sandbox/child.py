@@ -180,7 +180,9 @@ def _answer(channel: Channel, namespace: dict, request: dict) -> dict:
         patching = _patching()
         patch = patching.Patch.from_wire(request["patch"])
         result = patching.call_patched(namespace, patch, namespace[patch.replaces], function, args, kwargs)
-    return {"event": "return", "value": wire.encode(result), "args": wire.encode(args)}
+    sent = request.get("args", [])
+    changed = [[i, after] for i, after in enumerate(map(wire.encode, args)) if i >= len(sent) or after != sent[i]]
+    return {"event": "return", "value": wire.encode(result), "changed": changed}  # the arguments it changed
 
 
 def ready(channel: Channel, namespace: dict, names: list) -> None:

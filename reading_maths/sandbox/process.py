@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import os
-import resource
 import shutil
 import subprocess
 import sys
@@ -57,18 +56,14 @@ class Limits:
     open_files: int = 256
     processes: int = 64
 
-    def apply(self, processes: bool = True) -> None:
-        """Set the limits on the calling process (used between fork and exec)."""
+    def prlimit(self, processes: bool = True) -> list[str]:
+        """The command prefix that starts a program under these limits (util-linux's ``prlimit``), so the
+        child is started without running Python code between fork and exec."""
+        prefix = ["/usr/bin/prlimit", f"--cpu={self.cpu_seconds}", f"--as={self.memory_bytes}",
+                  f"--fsize={self.file_bytes}", f"--nofile={self.open_files}", "--core=0"]
         if processes:
-            resource.setrlimit(resource.RLIMIT_NPROC, (self.processes, self.processes))
-        for which, value in (
-            (resource.RLIMIT_CPU, self.cpu_seconds),
-            (resource.RLIMIT_AS, self.memory_bytes),
-            (resource.RLIMIT_FSIZE, self.file_bytes),
-            (resource.RLIMIT_NOFILE, self.open_files),
-            (resource.RLIMIT_CORE, 0),
-        ):
-            resource.setrlimit(which, (value, value))
+            prefix.append(f"--nproc={self.processes}")
+        return [*prefix, "--"]
 
 
 HERE = Path(__file__).resolve().parent
@@ -195,18 +190,12 @@ class Sandbox:
         argv = [sys.executable, "-I", "-S", "-B", self.child_script(), json.dumps(setup)]
         group = Cgroup.create(dict(self.cgroups), self.limits.memory_bytes, self.limits.processes) \
             if self.cgroups else None
-
-        def setup() -> None:
-            if group is not None:
-                group.enter()
-            self.limits.apply(processes=self.mode != "userns")
-
+        command = self.limits.prlimit(processes=self.mode != "userns") + self.command(argv, slot)
         try:
             process = subprocess.Popen(
-                self.command(argv, slot), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                stderr=subprocess.DEVNULL, env=self.environment(scratch),
-                cwd=scratch / "home" if scratch else "/", start_new_session=True, preexec_fn=setup,
-                close_fds=True,
+                group.entered(command) if group is not None else command, stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=self.environment(scratch),
+                cwd=scratch / "home" if scratch else "/", start_new_session=True, close_fds=True,
             )
         except BaseException:
             if group is not None:
@@ -331,6 +320,8 @@ def _probe(mode: str) -> str | None:
     """Start a tiny child in ``mode``; ``None`` when it ran as the sandbox uid, else why not."""
     if not shutil.which("bwrap"):
         return "bubblewrap (bwrap) is not installed"
+    if not os.path.exists("/usr/bin/prlimit"):
+        return "prlimit (util-linux) is not installed"
     if mode == "bwrap" and not os.path.exists("/usr/bin/setpriv"):
         return "setpriv is not installed"
     probe = Sandbox(mode)

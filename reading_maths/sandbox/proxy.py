@@ -21,8 +21,8 @@ class Proxy(Remote):
         self.__name__ = name
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        value, args_after = self._session.call(self.__name__, args, kwargs)
-        _write_back(args, args_after)
+        value, changed = self._session.call(self.__name__, args, kwargs)
+        _write_back(args, changed)
         return value
 
     def definition(self) -> str:
@@ -38,11 +38,11 @@ class Proxy(Remote):
         return f"<student function {self.__name__}>"
 
 
-def _write_back(args: tuple, after: Any) -> None:
-    """Make in-place changes the student's code made to array arguments visible here too."""
-    if not isinstance(after, list) or len(after) != len(args):
-        return
-    for mine, theirs in zip(args, after, strict=True):
+def _write_back(args: tuple, changed: dict[int, Any]) -> None:
+    """Make in-place changes the student's code made to array arguments visible here too (``changed``: the
+    arguments the child says the call changed, by position, as it left them)."""
+    for index, theirs in changed.items():
+        mine = args[index]
         if not isinstance(mine, np.ndarray) or not mine.flags.writeable:
             continue
         if isinstance(theirs, np.ndarray) and theirs.shape == mine.shape:

@@ -221,12 +221,12 @@ class StudentSession:
             return ("error", f"not graded: {self.start_error}")
         return self._interruption
 
-    def call(self, name: str, args: tuple, kwargs: dict, patch: Patch | None = None) -> tuple[Any, Any]:
+    def call(self, name: str, args: tuple, kwargs: dict, patch: Patch | None = None) -> tuple[Any, dict[int, Any]]:
         """Call the student's ``name`` in the sandbox; trusted callbacks are served meanwhile.
 
         With a ``patch``, the child defines it over the student's names for this call only (the
         source is ours, written on the trusted side; it runs in the child like all student code).
-        Returns the result and the arguments as the call left them.
+        Returns the result and the arguments the call changed, by position, as it left them.
         """
         callbacks: list[Callable] = []
         request = {"op": "call", "name": name, "args": wire.encode(list(args), callbacks),
@@ -235,7 +235,11 @@ class StudentSession:
             request["patch"] = patch.to_wire()
         message = self._exchange(request, name, callbacks, "return")
         try:
-            return wire.decode(message.get("value")), wire.decode(message.get("args"))
+            changed = message.get("changed")
+            if not (isinstance(changed, list) and all(isinstance(c, list) and len(c) == 2 and isinstance(c[0], int)
+                                                      and 0 <= c[0] < len(args) for c in changed)):
+                raise wire.WireError("bad changed arguments")
+            return wire.decode(message.get("value")), {i: wire.decode(after) for i, after in changed}
         except wire.WireError as exc:
             self._fail(name, ChildGone(f"it broke the grading protocol ({exc})"))
 
