@@ -324,10 +324,22 @@ def canonical_dump(course: Path) -> list[str]:
 
 
 def late_honest_course(prepared: Path, to: Path) -> Path:
-    """The prepared course, honest students only, with a due date, a late plugin, and ``wrong`` 45 hours late."""
+    """The prepared course, honest students only, with a due date, a late plugin, and ``wrong`` 45 hours late;
+    and ``tampered``, whose notebook has an edited read-only cell and kept its outputs (nbgrader restores
+    the one and clears the others)."""
     course = copy_course(prepared / "course", to)
     for student in BROKEN:
         shutil.rmtree(course / "submitted" / student)
+    tampered = nbformat.read(submitted(course, "right"), as_version=4)
+    locked = next(c for c in tampered.cells if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("locked")
+                  and not c.metadata["nbgrader"].get("grade"))
+    locked.source += "\nprint('edited by the student')"
+    for cell in tampered.cells:
+        if cell.cell_type == "code":
+            cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text="left from the student's run\n")]
+            cell.execution_count = 3
+    submitted(course, "tampered").parent.mkdir(parents=True)
+    nbformat.write(tampered, submitted(course, "tampered"))
     with (course / "nbgrader_config.py").open("a") as config:
         config.write('\nc.AssignLatePenalties.plugin_class = "reading_maths.nbgrader.late.TenPercentPerDay"\n')
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}", "reading-maths") as gb:
@@ -349,6 +361,8 @@ def test_bulk_recording_equals_nbgraders_own_converter(prepared, tmp_path):
         late = gb.find_submission_notebook(ASSIGNMENT, ASSIGNMENT, "wrong")
         assert late.score > 0 and late.late_submission_penalty == pytest.approx(0.2 * late.score)  # 2 started days
         assert not gb.find_submission_notebook(ASSIGNMENT, ASSIGNMENT, "right").late_submission_penalty
+        tampered = gb.find_submission_notebook(ASSIGNMENT, ASSIGNMENT, "tampered")
+        assert tampered.score == gb.find_submission_notebook(ASSIGNMENT, ASSIGNMENT, "right").score > 0
 
 
 # --- stock nbgrader autograde (the hidden test cells call reading_maths.nbgrader.in_kernel) --------------------

@@ -26,6 +26,7 @@ from nbformat.v4 import new_output
 from nbgrader import utils as nbutils
 from nbgrader.api import Gradebook
 from nbgrader.converters import Autograde
+from nbgrader.converters.base import BaseConverter
 from nbgrader.nbgraderformat import common as nbgrader_format
 from nbgrader.preprocessors import (
     AssignLatePenalties,
@@ -219,7 +220,7 @@ class CheckMetadata(CheckCellMetadata):
 
 
 class SandboxedAutograde(Autograde):
-    """nbgrader's ``Autograde`` converter whose execute step injects precomputed, sandboxed results."""
+    """nbgrader's ``Autograde`` converter whose execute step injects precomputed, sandboxed results, in one pass."""
 
     sanitize_preprocessors = List([
         ClearOutput,
@@ -242,6 +243,17 @@ class SandboxedAutograde(Autograde):
     def __init__(self, results: dict[tuple[str, str], GradeResult], **kwargs):
         super().__init__(**kwargs)
         self.results = results
+
+    def _init_preprocessors(self) -> None:
+        self.exporter._preprocessors = []
+        for preprocessor in [*self.sanitize_preprocessors, *self.autograde_preprocessors]:
+            self.exporter.register_preprocessor(preprocessor)
+
+    def convert_single_notebook(self, notebook_filename: str) -> None:
+        """nbgrader's two passes over a notebook (sanitize, write, read back, grade) as one: with nothing executed
+        between them, the sanitized notebook need not go through a file."""
+        self._init_preprocessors()
+        BaseConverter.convert_single_notebook(self, notebook_filename)
 
     def init_single_notebook_resources(self, notebook_filename: str) -> dict:
         resources = super().init_single_notebook_resources(notebook_filename)
