@@ -133,6 +133,16 @@ def test_an_unfinished_notebook_says_so_in_one_line_per_question(answered, assig
     assert summary.rstrip().endswith(f"0 of {len(found)} questions pass their public checks.")
 
 
+def test_while_nbgrader_autogrades_the_checks_are_not_run(tmp_path, monkeypatch):
+    """nbgrader's kernel (and the sandbox) have NBGRADER_EXECUTION=autograde: the hidden graders decide, so an
+    unfinished notebook's check cells neither fail nor run the student's code."""
+    monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")  # the kernel nbclient starts inherits it
+    release = nbformat.read(ROOT / "release" / "code" / "code.ipynb", as_version=4)
+    nb = run_notebook(release, tmp_path)
+    assert {q: shown for q, shown in check_outputs(nb).items()} == {q: ("", "") for q in check_questions(nb)}
+    assert shown(nb.cells[-1]) == ("", "")
+
+
 @pytest.mark.parametrize("kind", ["right", "blank"])
 def test_nbgrader_validate(tmp_path, kind):
     """nbgrader's Validate (validate_all, as the course config sets): full marks pass, unfinished fails, briefly."""

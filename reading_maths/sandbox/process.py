@@ -167,11 +167,13 @@ class Sandbox:
         """The child's whole environment (``python -I`` reads no ``PYTHON*`` variable, so none is here).
 
         One BLAS thread: a student's matrix products are small, and OpenBLAS's own threads would
-        double the CPU time of importing NumPy.
+        double the CPU time of importing NumPy.  ``NBGRADER_EXECUTION=autograde``, as nbgrader's own
+        kernel has it while autograding (the notebooks' public check cells then do not run their checks).
         """
         home = "/work/scratch/home" if scratch is None else str(scratch / "home")
         return {"HOME": home, "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "MPLBACKEND": "Agg",
-                "MPLCONFIGDIR": home, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
+                "MPLCONFIGDIR": home, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1",
+                "NBGRADER_EXECUTION": "autograde"}
 
     def spawn(self, scratch: Path | None, slot: int = 0, preload: tuple[str, ...] = ()
               ) -> tuple[subprocess.Popen, Cgroup | None]:
