@@ -1,16 +1,19 @@
 """The sandbox and the wire: what student code can and cannot do, checked from the trusted side."""
 
+import json
 import os
 import subprocess
+import sys
 import time
 
 import numpy as np
 import pytest
+from hostile.ordinary import as_user, ordinary_user
 
 from conftest import ROOT
 from reading_maths.sandbox import wire
 from reading_maths.sandbox.errors import CallTimeout, ProcessDied, StudentError
-from reading_maths.sandbox.process import SLOTS, Sandbox, choose, sandbox_uid
+from reading_maths.sandbox.process import SLOTS, UID_BASE, UID_SPAN, Sandbox, choose, sandbox_uid
 from reading_maths.sandbox.session import Cell, StudentSession
 
 SANDBOX = choose(allow_unsafe=True)
@@ -202,6 +205,98 @@ def _uid_of(pid: str) -> int | None:
         return os.stat(f"/proc/{pid}").st_uid
     except OSError:
         return None
+
+
+VIEW = r"""
+import os, socket, sys
+def fields(text, names):
+    found = dict(line.split(":", 1) for line in text.splitlines() if ":" in line)
+    return {n: found[n].split() for n in names}
+status = fields(open("/proc/self/status").read(), ["Uid", "Gid", "CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb",
+                                                   "NoNewPrivs", "Seccomp"])
+mounts = sorted({line.split()[4] for line in open("/proc/self/mountinfo")})
+try:
+    socket.create_connection(("127.0.0.1", 9), timeout=1)
+    net = "open"
+except OSError as e:
+    net = type(e).__name__
+with socket.socket() as s:
+    s.bind(("127.0.0.1", 0))  # loopback is up
+probe = {"status": status, "pids": sorted(p for p in os.listdir("/proc") if p.isdigit()), "pid": os.getpid(),
+         "session": os.getsid(0) == os.getpid(), "mounts": mounts, "net": net, "env": dict(os.environ),
+         "cwd": os.getcwd(), "tmp": os.listdir("/tmp"), "home": os.listdir(os.environ["HOME"]),
+         "writable": [os.access(p, os.W_OK) for p in ("/tmp", os.environ["HOME"], "/usr", sys.prefix)],
+         "path": sys.path, "path_there": [os.path.isdir(p) for p in sys.path[1:]],
+         "limits": [__import__("resource").getrlimit(r) for r in range(16)]}
+"""
+
+
+def views(sandbox: Sandbox) -> tuple[str, dict, dict]:
+    """What a child forked by the fork server and one bubblewrap started each see, and the first's kind."""
+    from reading_maths.sandbox.ahead import Starter
+
+    def view(starter=None):
+        with StudentSession([Cell(0, "cell 1", VIEW)], ["probe"], sandbox, starter=starter) as s:
+            assert s.start_error is None and not s.cell_errors, (s.start_error, s.cell_errors)
+            return type(s._child.process).__name__, s.env()["probe"]
+
+    starter = Starter(sandbox)
+    try:
+        kind, forked = view(starter)
+    finally:
+        starter.close()
+    return kind, forked, view()[1]
+
+
+MODES = ["root", "user"] if os.geteuid() == 0 else ["user"]
+
+
+@needs_isolation
+@pytest.mark.parametrize("mode", MODES)
+def test_the_fork_servers_children_see_what_bubblewraps_children_see(mode):
+    if mode == "root":
+        kind, forked, spawned = views(SANDBOX)
+    else:  # as the ordinary user the hostile suite grades as: bubblewrap in a user namespace
+        script = ("import json, sys; sys.path[:0] = ['tests', '.']\n"
+                  "from test_sandbox import views\nfrom reading_maths.sandbox.process import choose\n"
+                  "print(json.dumps(views(choose())))")
+        done = subprocess.run(as_user([sys.executable, "-c", script]), cwd=ROOT, capture_output=True, text=True,
+                              env=dict(os.environ, HOME=ordinary_user()[2]), timeout=120, check=False)
+        assert done.returncode == 0, done.stderr[-2000:]
+        kind, forked, spawned = json.loads(done.stdout.splitlines()[-1])
+    assert kind == "Forked", "the batch's children come from the fork server here"
+    for view in (forked, spawned):
+        uid = view["status"].pop("Uid")
+        assert len(set(uid)) == 1 and UID_BASE <= int(uid[0]) < UID_BASE + UID_SPAN
+        view["status"].pop("Gid")
+    assert forked == spawned
+    assert forked["pids"] == ["1", "2"] and forked["pid"] == 2 and forked["net"] != "open"
+    assert set(forked["status"]["CapEff"] + forked["status"]["CapBnd"]) == {"0000000000000000"}
+
+
+@needs_isolation
+def test_a_forked_child_cannot_reach_the_fork_server_or_the_next_child():
+    from reading_maths.sandbox.ahead import Starter
+
+    attack = ("import os, signal, sys\n"
+              "seen = [int(p) for p in os.listdir('/proc') if p.isdigit()]\n"
+              "for pid in seen:\n"
+              "    try:\n        os.kill(pid, signal.SIGKILL if pid != os.getpid() else 0)\n"
+              "    except OSError:\n        pass\n"
+              "try:\n    os.kill(-1, signal.SIGKILL)\nexcept OSError:\n    pass\n"
+              "import wire\nwire.encode = lambda *a, **k: {'__unencodable__': 'tampered'}\n"
+              "probe = seen\n")
+    starter = Starter(SANDBOX, preload=("json",))
+    try:
+        with StudentSession([Cell(0, "cell 1", attack)], ["probe"], SANDBOX, starter=starter) as first:
+            first.env()
+        after = StudentSession([Cell(0, "cell 1", "import wire\nprobe = wire.encode([1.5])")], ["probe"], SANDBOX,
+                               starter=starter)
+        with after:
+            assert after.start_error is None and after.env()["probe"] == [1.5], "the next child is untouched"
+            assert type(after._child.process).__name__ == "Forked", "the fork server survived the attack"
+    finally:
+        starter.close()
 
 
 def test_a_childs_preloaded_modules_are_the_notebooks_own_imports():

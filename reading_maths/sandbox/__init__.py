@@ -1,6 +1,6 @@
-"""The trust boundary: the sandboxed child process (``child``, ``wire``, ``portable``, ``patching``) and the trusted
-side that starts it and talks to it (``process``, ``cgroups``, ``channel``, ``session``, ``proxy``,
-``trials``, ``errors``, ``doctor``).
+"""The trust boundary: the sandboxed side (``child``, ``wire``, ``portable``, ``patching``, and the fork server
+``zygote``) and the trusted side that starts it and talks to it (``process``, ``nursery``, ``ahead``,
+``cgroups``, ``channel``, ``session``, ``proxy``, ``trials``, ``errors``, ``doctor``).
 
-Only ``child.py``, ``wire.py``, ``portable.py`` and ``patching.py`` are visible inside the sandbox; nothing else is.
+Only the files of :data:`reading_maths.sandbox.process.CHILD_FILES` are visible inside the sandbox; nothing else is.
 """

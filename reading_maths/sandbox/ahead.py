@@ -17,14 +17,17 @@ process (the pool workers of a batch) and stops its children when the process ex
 from __future__ import annotations
 
 import itertools
+import logging
 import multiprocessing.util
 import os
 import subprocess
 
 from reading_maths.sandbox.cgroups import Cgroup
+from reading_maths.sandbox.nursery import Forked, NoZygote, Nursery
 from reading_maths.sandbox.process import SLOTS, Dying, Sandbox, stop
 
-Started = tuple[subprocess.Popen, "Cgroup | None"]
+Started = tuple["subprocess.Popen | Forked", "Cgroup | None"]
+log = logging.getLogger(__name__)
 
 
 class Starter:
@@ -35,6 +38,7 @@ class Starter:
             raise ValueError("children are started ahead only in the full sandbox (the plain one needs a scratch "
                              "folder per notebook)")
         self.sandbox, self.preload = sandbox, preload
+        self._nursery: Nursery | None = Nursery(sandbox, preload)
         self._slots = itertools.cycle(range(SLOTS))
         self._ready: tuple[int, Started] | None = None
         self._slot_of: dict[int, int] = {}
@@ -44,6 +48,13 @@ class Starter:
         slot = next(self._slots)
         if slot in self._dying:  # its last child was stopped two notebooks ago: normally long gone
             self._dying.pop(slot).wait()
+        if self._nursery is not None:
+            try:
+                return slot, self._nursery.fork(slot)
+            except NoZygote as exc:  # no fork server here: bubblewrap starts each child, as it does elsewhere
+                log.warning("children are started one by one (%s)", exc)
+                self._nursery.close()
+                self._nursery = None
         return slot, self.sandbox.spawn(None, slot, self.preload)
 
     def take(self) -> Started:
@@ -57,6 +68,8 @@ class Starter:
             ready = self._spawn()
         self._ready = self._spawn()
         self._slot_of[id(ready[1][0])] = ready[0]
+        if isinstance(ready[1][0], Forked):
+            ready[1][0].wait_moved()  # in its cgroup before the notebook's code arrives
         return ready[1]
 
     def retire(self, process: subprocess.Popen, group: Cgroup | None) -> None:
@@ -74,6 +87,8 @@ class Starter:
         for dying in self._dying.values():
             dying.wait(grace)
         self._dying.clear()
+        if self._nursery is not None:
+            self._nursery.close()
 
 
 _made: dict[tuple[int, Sandbox, tuple[str, ...]], Starter] = {}

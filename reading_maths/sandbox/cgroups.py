@@ -108,6 +108,11 @@ class Cgroup:
         (pids / "pids.max").write_text(str(processes))
         return cls(folders)
 
+    def move(self, pid: int) -> None:
+        """Move process ``pid`` in (before it has started any other process; the move waits for the kernel)."""
+        for folder in self.folders:
+            (folder / "cgroup.procs").write_text(str(pid))
+
     def entered(self, command: list[str]) -> list[str]:
         """``command`` run by a shell that first moves itself into this cgroup (and stops if it cannot), so that
         the caller does not wait while the kernel moves it: the move waits for an RCU grace period."""

@@ -19,8 +19,9 @@ import sys
 
 if __package__:  # imported by the trusted side's tests
     from reading_maths.sandbox import wire
-else:  # the sandbox's entry point: only this file, wire.py and patching.py beside it are visible
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+else:  # the sandbox's entry point (or the fork server's module): only this package's child files beside it
+    if os.path.dirname(os.path.abspath(__file__)) not in sys.path:
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import wire
 
 OUTPUT_CAP = 1 << 20
@@ -205,6 +206,26 @@ def serve(channel: Channel, namespace: dict, names: list) -> None:
         channel.send(reply)
 
 
+def preload(modules: list) -> None:
+    """Import what the notebook imports, before its code arrives (a failure is the student's import's to report)."""
+    for module in modules:
+        try:
+            __import__(str(module))
+        except Exception:  # noqa: BLE001 - the student's own import will say what is wrong
+            pass
+
+
+def run(channel: Channel) -> None:
+    """Run the notebook's cells as the trusted side sends them, then answer its requests until it stops."""
+    setup = channel.receive()
+    namespace = {"__name__": "__main__", "__builtins__": builtins,
+                 "get_ipython": _Shell(), "display": lambda *a, **k: None}
+    run_cells(channel, setup.get("cells", []), namespace)
+    names = setup.get("names", [])
+    ready(channel, namespace, names)
+    serve(channel, namespace, names)
+
+
 def main() -> None:
     start = json.loads(sys.argv[1]) if len(sys.argv) > 1 else {}
     cap = int(start.get("processes", 0))
@@ -214,18 +235,8 @@ def main() -> None:
         resource.setrlimit(resource.RLIMIT_NPROC, (cap, cap))
     sys.path += [str(p) for p in start.get("path", [])]  # started with -S: no site, no .pth imports
     channel = Channel()
-    for module in start.get("preload", []):  # what the notebook imports, before its code arrives
-        try:
-            __import__(str(module))
-        except Exception:  # noqa: BLE001 - the student's own import will say what is wrong
-            pass
-    setup = channel.receive()
-    namespace = {"__name__": "__main__", "__builtins__": builtins,
-                 "get_ipython": _Shell(), "display": lambda *a, **k: None}
-    run_cells(channel, setup.get("cells", []), namespace)
-    names = setup.get("names", [])
-    ready(channel, namespace, names)
-    serve(channel, namespace, names)
+    preload(start.get("preload", []))
+    run(channel)
 
 
 if __name__ == "__main__":

@@ -5,7 +5,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from reading_maths.sandbox.process import Limits, inspect
+from reading_maths.sandbox.nursery import probe
+from reading_maths.sandbox.process import Limits, Sandbox, inspect
 
 
 @dataclass(frozen=True)
@@ -23,6 +24,7 @@ def guarantees() -> tuple[str, list[Guarantee]]:
     root = os.geteuid() == 0
     boxed = mode != "plain"
     limits = Limits()
+    forking = probe(Sandbox(mode, limits, bases)) if boxed else why
     return mode, [
         Guarantee("namespaces (PID, network, IPC, UTS, mount)", boxed, why),
         *([] if root else [Guarantee("unprivileged user namespaces (how an ordinary user gets the namespaces)",
@@ -43,6 +45,9 @@ def guarantees() -> tuple[str, list[Guarantee]]:
                   ("a PID namespace" + (" and a cgroup" if bases else "")
                    + (", and the sandbox uid emptied" if mode == "bwrap" else "")) if boxed else
                   "a process group only: a process that leaves it survives"),
+        Guarantee("a batch's children forked by a sandboxed fork server (Python and NumPy started once per worker)",
+                  forking is None, "each child makes its own namespaces, /tmp, HOME and /proc, drops every privilege "
+                  "and checks it has" if forking is None else f"{forking}: bubblewrap starts each child instead"),
         Guarantee("rlimits (CPU, address space, file size, open files, processes)", True,
                   f"{limits.cpu_seconds} s CPU, {limits.memory_bytes >> 30} GiB address space, "
                   f"{limits.file_bytes >> 20} MiB files, {limits.processes} processes"

@@ -67,9 +67,12 @@ class Limits:
 
 
 HERE = Path(__file__).resolve().parent
-CHILD_FILES = ("child.py", "wire.py", "portable.py", "patching.py")
+CHILD_FILES = ("child.py", "wire.py", "portable.py", "patching.py", "zygote.py")
 """All of this package the child sees: its entry point, the wire it speaks, the functions that travel on it
-as data, and how it runs a patched call (nothing of the kit)."""
+as data, how it runs a patched call, and the fork server that starts it in a batch (nothing of the kit)."""
+ZYGOTE_CAPABILITIES = ("CAP_SYS_ADMIN", "CAP_SETUID", "CAP_SETGID", "CAP_SETPCAP", "CAP_NET_ADMIN")
+"""What the fork server keeps, within its own sandbox, to give each child namespaces, mounts, loopback and
+(as root) a uid of its own; each child drops them all, and checks, before it runs anything."""
 CHILD_DIR = "/opt/reading-maths-child"
 """Where the child files appear inside the full sandbox."""
 
@@ -102,6 +105,11 @@ def _python_paths() -> list[Path]:
     return sorted(p for p in paths if not str(p).startswith("/usr"))
 
 
+def bound_paths() -> list[Path]:
+    """Where the sandbox's read-only binds appear (besides /usr): the Python installation, the child's files."""
+    return [*_python_paths(), Path(CHILD_DIR)]
+
+
 @dataclass(frozen=True)
 class Sandbox:
     """How to start a child: ``mode`` is ``"bwrap"`` (root: namespaces and another host uid),
@@ -125,7 +133,11 @@ class Sandbox:
         (scratch / "home").mkdir()
         return scratch
 
-    def command(self, argv: list[str], slot: int = 0) -> list[str]:
+    def command(self, argv: list[str], slot: int = 0, zygote: bool = False) -> list[str]:
+        """``argv`` in this sandbox as ``slot``'s uid; for a ``zygote`` (:mod:`reading_maths.sandbox.zygote`),
+        the same view, but run as bubblewrap's own uid with the capabilities it needs to make a sandbox
+        for each child it forks (:data:`ZYGOTE_CAPABILITIES`), which every child drops before it runs
+        anything."""
         if not self.isolated:
             return argv
         cmd = ["bwrap", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
@@ -133,8 +145,11 @@ class Sandbox:
                "--ro-bind", "/usr", "/usr", "--proc", "/proc", "--dev", "/dev",
                "--perms", "1777", "--size", str(SCRATCH_BYTES), "--tmpfs", "/tmp"]  # writable, as /tmp is
         uid = str(sandbox_uid(slot))
+        capabilities = [a for cap in ZYGOTE_CAPABILITIES for a in ("--cap-add", cap)] if zygote else []
         if self.mode == "userns":
-            cmd[1:1] = ["--unshare-user", "--uid", uid, "--gid", uid, "--cap-drop", "ALL"]
+            cmd[1:1] = ["--unshare-user", "--uid", uid, "--gid", uid, "--cap-drop", "ALL", *capabilities]
+        else:
+            cmd[1:1] = capabilities
         for name in ("lib", "lib64", "bin", "sbin"):
             if os.path.islink(f"/{name}"):
                 cmd += ["--symlink", os.readlink(f"/{name}"), f"/{name}"]
@@ -154,7 +169,7 @@ class Sandbox:
                 "--perms", "0777", "--dir", "/work/scratch/home", "--chdir", "/work/scratch/home", "--clearenv"]
         for name, value in self.environment(None).items():  # bwrap starts the child with these and nothing else
             cmd += ["--setenv", name, value]
-        if self.mode == "bwrap":
+        if self.mode == "bwrap" and not zygote:
             cmd += ["/usr/bin/setpriv", "--reuid", uid, "--regid", uid, "--clear-groups",
                     "--no-new-privs", "--bounding-set", "-all", "--inh-caps", "-all", "--"]
         return cmd + argv
@@ -255,6 +270,7 @@ class Dying:
             self.group.destroy(grace=0)
         if self.inits or (self.group is not None and self.group.folders):
             return False
+        self.process.poll()
         for stream in (self.process.stdin, self.process.stdout):
             if stream:
                 stream.close()
@@ -269,8 +285,10 @@ class Dying:
 
 def stop(process: subprocess.Popen, group: Cgroup | None = None) -> Dying:
     """SIGKILL the child's PID namespace, process group and cgroup, and reap bubblewrap; returns at once,
-    while the kernel tears the rest down (:class:`Dying` tells when it has)."""
-    inits = _children(process.pid) if process.poll() is None else []
+    while the kernel tears the rest down (:class:`Dying` tells when it has).  A child the fork server made
+    (:class:`reading_maths.sandbox.nursery.Forked`) names its namespace's init itself."""
+    init = getattr(process, "init", None)
+    inits = [init] if init is not None else _children(process.pid) if process.poll() is None else []
     for target in inits:
         try:
             os.kill(target, 9)  # the namespace's init: the kernel kills everything in it

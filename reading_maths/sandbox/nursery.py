@@ -1,0 +1,193 @@
+"""The trusted side of the fork server (:mod:`reading_maths.sandbox.zygote`): children in a few milliseconds.
+
+A :class:`Nursery` starts one zygote for its grading process, in the sandbox, and asks it for a child per
+notebook: it hands over the child's two pipes and a socket, the child makes its own namespaces, drops
+every privilege, checks that it has, and says hello on the socket, and the kernel tells this side its
+real pid with that hello (``SO_PASSCRED``).  This side then puts it in a cgroup of its own, as a spawned
+child gets, before any of the notebook's code is sent.  What comes back, a :class:`Forked`, stands
+where a ``subprocess.Popen`` stands for a child bubblewrap started.
+
+A zygote that cannot be started, or whose child does not say hello in time, raises :class:`NoZygote`,
+and the grading process goes back to starting each child with bubblewrap.
+"""
+
+from __future__ import annotations
+
+import array
+import json
+import os
+import select
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import time
+from concurrent.futures import Future, ThreadPoolExecutor
+
+from reading_maths.sandbox.cgroups import Cgroup
+from reading_maths.sandbox.process import (
+    CHILD_DIR,
+    SCRATCH_BYTES,
+    Sandbox,
+    bound_paths,
+    kill,
+    kill_uid,
+    sandbox_uid,
+    site_paths,
+    stop,
+)
+
+START_TIMEOUT = 30.0
+HELLO_TIMEOUT = 10.0
+
+
+class NoZygote(RuntimeError):
+    """The fork server could not be started, or could not start a child."""
+
+
+class Forked:
+    """A child forked by the zygote, as a session holds a child process (what it uses of ``Popen``'s interface).
+
+    ``pid`` is the student's process, ``init`` the init of its PID namespace (killing it ends them all);
+    neither is this process's child: the zygote's sandbox reaps them.
+    """
+
+    def __init__(self, pid: int, init: int, to_child: int, from_child: int, moved: Future | None):
+        self.pid, self.init = pid, init
+        self.stdin = open(to_child, "wb", buffering=0)  # noqa: SIM115 - closed by process.Dying
+        self.stdout = open(from_child, "rb")  # noqa: SIM115
+        self.returncode: int | None = None
+        self._exited = os.pidfd_open(init)
+        self._moved = moved
+
+    def wait_moved(self) -> None:
+        """Until it is in its cgroup (the move waits for the kernel, in the nursery's thread)."""
+        if self._moved is not None:
+            self._moved.result()
+
+    def poll(self) -> int | None:
+        if self.returncode is None and select.select([self._exited], [], [], 0)[0]:
+            self.returncode = -signal.SIGKILL
+            os.close(self._exited)
+        return self.returncode
+
+    def kill(self) -> None:
+        for pid in (self.init, self.pid):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+
+    def wait(self) -> int | None:
+        return self.poll()
+
+
+class Nursery:
+    """One zygote for this grading process, and the children it forks."""
+
+    def __init__(self, sandbox: Sandbox, preload: tuple[str, ...]):
+        if not sandbox.isolated:
+            raise NoZygote("the fork server runs only in the full sandbox")
+        self.sandbox, self.preload = sandbox, preload
+        self._zygote: subprocess.Popen | None = None
+        self._control: socket.socket | None = None
+        self._mover = ThreadPoolExecutor(1, thread_name_prefix="cgroup-move") if sandbox.cgroups else None
+
+    def _start(self) -> None:
+        control, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        setup = {"path": list(site_paths()), "preload": list(self.preload), "control": theirs.fileno(),
+                 "bound": [str(p) for p in bound_paths()],
+                 "processes": self.sandbox.limits.processes, "scratch_bytes": SCRATCH_BYTES,
+                 "own_user_namespace": self.sandbox.mode == "userns"}
+        argv = [sys.executable, "-I", "-S", "-B", f"{CHILD_DIR}/zygote.py", json.dumps(setup)]
+        command = self.sandbox.limits.prlimit(processes=False) + self.sandbox.command(argv, zygote=True)
+        with theirs:
+            self._zygote = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                            stderr=subprocess.DEVNULL, pass_fds=(theirs.fileno(),), cwd="/",
+                                            env=self.sandbox.environment(None), start_new_session=True)
+        self._control = control
+        if not select.select([control], [], [], START_TIMEOUT)[0] or control.recv(1) != b"R":
+            self.close()
+            raise NoZygote("the fork server did not start")
+
+    def fork(self, slot: int) -> tuple[Forked, Cgroup | None]:
+        """A fresh child for one notebook, as ``slot``'s uid, in a cgroup of its own once :meth:`Forked.wait_moved`."""
+        if self._zygote is None or self._zygote.poll() is not None:
+            self.close()
+            self._start()
+        uid = sandbox_uid(slot) if self.sandbox.mode == "bwrap" else os.getuid()
+        if self.sandbox.mode == "bwrap":
+            kill_uid(uid)  # each child starts from a clean process count
+        to_child, to_child_w = os.pipe()
+        from_child_r, from_child = os.pipe()
+        hello, hello_theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        hello.setsockopt(socket.SOL_SOCKET, socket.SO_PASSCRED, 1)
+        try:
+            request = json.dumps({"uid": uid} if self.sandbox.mode == "bwrap" else {}).encode()
+            rights = array.array("i", [to_child, from_child, hello_theirs.fileno()])
+            try:
+                self._control.sendmsg([request], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, rights)])
+            except OSError:
+                raise NoZygote("the fork server is gone") from None
+        finally:
+            for fd in (to_child, from_child):
+                os.close(fd)
+            hello_theirs.close()
+        with hello:
+            pid = self._hello(hello, uid)
+        if pid is None:
+            os.close(to_child_w)
+            os.close(from_child_r)
+            raise NoZygote("the fork server's child did not start")
+        init = _parent(pid)
+        group = Cgroup.create(dict(self.sandbox.cgroups), self.sandbox.limits.memory_bytes,
+                              self.sandbox.limits.processes) if self.sandbox.cgroups else None
+        moved = self._mover.submit(group.move, pid) if group is not None else None
+        return Forked(pid, init, to_child_w, from_child_r, moved), group
+
+    @staticmethod
+    def _hello(hello: socket.socket, uid: int) -> int | None:
+        """The child's pid as the kernel gives it with its hello, once it is ``uid`` (None if it never says it)."""
+        deadline = time.monotonic() + HELLO_TIMEOUT
+        while (left := deadline - time.monotonic()) > 0 and select.select([hello], [], [], left)[0]:
+            data, ancillary, _, _ = hello.recvmsg(16, socket.CMSG_SPACE(struct.calcsize("3i")))
+            for level, kind, payload in ancillary:
+                if level == socket.SOL_SOCKET and kind == socket.SCM_CREDENTIALS:
+                    pid, sender, _ = struct.unpack("3i", payload[:struct.calcsize("3i")])
+                    if data == b"hello" and sender == uid and pid > 0:
+                        return pid
+            if not data:
+                return None
+        return None
+
+    def close(self) -> None:
+        """Stop the zygote (its children are stopped by their own holders)."""
+        if self._control is not None:
+            self._control.close()
+            self._control = None
+        if self._zygote is not None:
+            kill(self._zygote)
+            self._zygote = None
+
+
+def probe(sandbox: Sandbox) -> str | None:
+    """None when a zygote starts here and forks a child that says hello, else why not."""
+    nursery = Nursery(sandbox, ()) if sandbox.isolated else None
+    if nursery is None:
+        return "no sandbox"
+    try:
+        forked, group = nursery.fork(0)
+        forked.wait_moved()
+        stop(forked, group).wait()
+        return None
+    except (NoZygote, OSError) as exc:
+        return str(exc)
+    finally:
+        nursery.close()
+
+
+def _parent(pid: int) -> int:
+    with open(f"/proc/{pid}/stat") as fh:
+        stat = fh.read()
+    return int(stat[stat.rindex(")") + 2:].split()[1])
