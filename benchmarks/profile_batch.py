@@ -1,103 +1,138 @@
 """Where every core-second of a whole ``reading-maths autograde`` batch goes.
 
-Runs :func:`reading_maths.nbgrader.autograde.autograde` in this one process, one notebook after
-another (the pool is replaced by a loop, so that every step runs here and can be timed), with
-``time.perf_counter`` wrapped around the steps: importing, child start and cells, calls into the
-sandbox, the trusted-side comparisons, nbgrader's converter (each sanitize and recording
-preprocessor, reading and writing the notebook) and the gradebook.  The children's own CPU time
-comes from ``getrusage(RUSAGE_CHILDREN)``.
+Runs :func:`reading_maths.nbgrader.autograde.autograde` in this one process, one submission after another
+(the pool is replaced by a loop, so that every step runs here and can be timed), on the path a pool worker
+takes (children forked by the fork server, each started a notebook ahead), and counts CPU seconds:
+
+- this process's, per step (``time.process_time`` around each, nested steps subtracted): reading and
+  sanitizing the notebook, talking to the child (calls and cells), the trusted-side comparisons, each of
+  nbgrader's recording steps, the gradebook, and the imports before any of it;
+- each sandboxed child's own (user + system time of its processes, read from ``/proc`` just before it is
+  stopped): the student's cells and calls, and the child's set-up;
+- the fork server's (once for the batch: Python, NumPy and the notebook's imports).
 
     .venv/bin/python benchmarks/profile_batch.py COURSE ASSIGNMENT     # prints one JSON object
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
+import os
 import resource
 import sys
 import time
 from collections import defaultdict
 from pathlib import Path
 
-T0 = time.perf_counter()
-C0 = time.process_time()
+T0, C0 = time.perf_counter(), time.process_time()
 from reading_maths.nbgrader import autograde as ag  # noqa: E402 - the import is what is timed
+from reading_maths.sandbox import ahead, process  # noqa: E402
 from reading_maths.sandbox.process import choose  # noqa: E402
 
-IMPORTS = time.perf_counter() - T0
-IMPORTS_CPU = time.process_time() - C0
+IMPORTS, IMPORTS_CPU = time.perf_counter() - T0, time.process_time() - C0
+TICK = os.sysconf("SC_CLK_TCK")
 
-spent: dict[str, float] = defaultdict(float)
+cpu: dict[str, float] = defaultdict(float)
+wall: dict[str, float] = defaultdict(float)
 counts: dict[str, int] = defaultdict(int)
+_inner: list[float] = []  # CPU of steps nested in the running one, to subtract from it
 
 
 def meter(owner, attr: str, name: str) -> None:
-    """Accumulate the wall time of every call of ``owner.attr`` under ``name``."""
+    """Add the CPU and wall seconds of every call of ``owner.attr`` to ``name`` (exclusive of metered calls inside)."""
     original = getattr(owner, attr)
 
     @functools.wraps(original)
     def timed(*args, **kwargs):
-        start = time.perf_counter()
+        _inner.append(0.0)
+        start, used = time.perf_counter(), time.process_time()
         try:
             return original(*args, **kwargs)
         finally:
-            spent[name] += time.perf_counter() - start
+            spent = time.process_time() - used
+            nested = _inner.pop()
+            cpu[name] += spent - nested
+            wall[name] += time.perf_counter() - start
             counts[name] += 1
+            if _inner:
+                _inner[-1] += spent
 
     setattr(owner, attr, timed)
 
 
+def process_cpu(pids: list[int]) -> float:
+    """User + system seconds of these processes and of every process under them, while they live."""
+    total, seen = 0.0, set()
+    while pids:
+        pid = pids.pop()
+        if pid in seen:
+            continue
+        seen.add(pid)
+        try:
+            with open(f"/proc/{pid}/stat") as fh:
+                fields = fh.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += sum(int(f) for f in fields[11:15]) / TICK  # utime, stime, and those of reaped children
+        pids += process._children(pid)
+    return total
+
+
+def counted_stop(original):
+    @functools.wraps(original)
+    def stop(child, group=None):
+        cpu["sandboxed children (their own CPU: set-up, student cells, calls)"] += process_cpu(
+            [pid for pid in (child.pid, getattr(child, "init", None)) if pid])
+        counts["sandboxed children (their own CPU: set-up, student cells, calls)"] += 1
+        return original(child, group)
+
+    return stop
+
+
 def instrument() -> None:
     from nbconvert.exporters import Exporter
-    from nbconvert.preprocessors import ClearMetadataPreprocessor
     from nbgrader.converters.base import BaseConverter
-    from nbgrader.preprocessors import (
-        AssignLatePenalties,
-        CheckCellMetadata,
-        ClearOutput,
-        DeduplicateIds,
-        LimitOutput,
-        OverwriteKernelspec,
-        SaveAutoGrades,
-    )
 
     from reading_maths.grading import engine, graderfile
-    from reading_maths.nbgrader import recording, steps
+    from reading_maths.nbgrader import recording
     from reading_maths.sandbox import session
 
-    meter(engine, "load", "grade: read + recognise the notebook")
-    meter(engine, "sanitize", "grade: sanitize (locked cells)")
-    meter(session.StudentSession, "start", "grade: child start + student cells")
-    meter(session.StudentSession, "call", "grade: calls into the sandbox")
-    meter(session.StudentSession, "close", "grade: stop child, remove scratch")
-    meter(graderfile.GraderFile, "run", "grade: graders (incl. calls)")
-    meter(engine, "grade", "grade: total")
-    meter(ag, "grade_one", "grade: total + errors")
-    for cls in (ClearOutput, DeduplicateIds, OverwriteKernelspec, steps.RestoreCells, CheckCellMetadata,
-                steps.InjectResults, ClearMetadataPreprocessor, LimitOutput, SaveAutoGrades,
-                steps.SaveFeedbackComments, AssignLatePenalties):
-        meter(cls, "preprocess", f"record: {cls.__name__}")
-    meter(Exporter, "from_filename", "record: converter passes (read + preprocessors)")
-    meter(BaseConverter, "write_single_notebook", "record: write autograded/ notebook")
-    meter(BaseConverter, "init_single_notebook_resources", "record: resources")
-    meter(BaseConverter, "init_destination", "record: init destination (gradebook checks, copy files)")
-    meter(BaseConverter, "init_assignment", "record: init assignment (gradebook submission)")
-    meter(recording, "record", "record: total (converter per student)")
-    meter(recording, "release_zero_point_tasks", "record: unflag 0-point tasks (gradebook)")
-    meter(recording, "save_results", "record: save results JSON")
-    meter(ag, "read_back", "read back scores (gradebook)")
-    meter(ag, "open_course", "open course (nbgrader config, gradebook)")
-    meter(ag, "find_submissions", "find submissions")
+    ahead.stop = counted_stop(ahead.stop)
+    meter(engine, "load", "trusted: reading and recognising the notebook")
+    meter(engine, "sanitize", "trusted: sanitizing (locked cells)")
+    meter(ahead.Starter, "take", "trusted: taking a child started ahead, starting the next")
+    meter(session.StudentSession, "_run", "trusted: following the child through the cells")
+    meter(session.StudentSession, "call", "trusted: calls into the sandbox (wire, pipes)")
+    meter(graderfile.GraderFile, "run", "trusted: the graders' comparisons and diagnoses")
+    meter(session.StudentSession, "close", "trusted: stopping the child")
+    meter(engine, "grade", "trusted: the rest of grading a notebook")
+    meter(Exporter, "from_filename", "recording: nbgrader's preprocessors (one pass)")
+    meter(BaseConverter, "write_single_notebook", "recording: writing the autograded notebook")
+    meter(recording, "record", "recording: nbgrader's converter set-up (gradebook rows, files)")
+    meter(recording, "release_zero_point_tasks", "recording: unflagging 0-point tasks")
+    meter(recording, "save_results", "recording: the structured results JSON")
+    meter(recording.Recorder, "settle", "recording: committing, and the rest of settling a student")
+    meter(ag, "read_back", "gradebook: reading the scores back (once)")
+    meter(ag, "open_course", "set-up: nbgrader's configuration and the gradebook (once)")
+    meter(ag, "find_submissions", "set-up: finding the submissions (once)")
 
 
 def serial_grade_locally(submissions, settings, root, assignment, jobs, progress):
-    """grade_locally without the pool: every submission graded and recorded here, in order."""
+    """grade_locally without the pool: every submission graded and recorded here, in order, as a worker does."""
     recorder = ag.start_worker(root, assignment)
+    worker = dataclasses.replace(settings, ahead=True)
     try:
-        return {s.student: ag.grade_and_record(s, settings, root, assignment) for s in submissions}
+        return {s.student: ag.grade_and_record(s, worker, root, assignment) for s in submissions}
     finally:
         recorder.close()
+
+
+def fork_server_cpu() -> tuple[float, bool]:
+    """The fork servers' own CPU (their start and imports), and whether there was one."""
+    found = [s._nursery._zygote for s in ahead._made.values() if s._nursery and s._nursery._zygote]
+    return sum(process_cpu([z.pid]) for z in found), bool(found)
 
 
 def main() -> None:
@@ -107,14 +142,12 @@ def main() -> None:
     settings = ag.Settings(choose())
     wall0, cpu0 = time.perf_counter(), time.process_time()
     outcomes = ag.autograde(course, assignment, settings, progress=False)
-    wall, cpu = time.perf_counter() - wall0, time.process_time() - cpu0
-    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    zygote, forked = fork_server_cpu()
     print(json.dumps({
-        "assignment": assignment, "notebooks": len(outcomes), "sandbox": settings.sandbox.mode,
-        "imports": IMPORTS, "imports_cpu": IMPORTS_CPU, "wall": wall, "cpu": cpu,
-        "children_cpu": children.ru_utime + children.ru_stime, "peak_rss_mb": resource.getrusage(
-            resource.RUSAGE_SELF).ru_maxrss / 1024,
-        "spent": dict(spent), "counts": dict(counts),
+        "assignment": assignment, "notebooks": len(outcomes), "sandbox": settings.sandbox.mode, "forked": forked,
+        "imports": IMPORTS_CPU, "wall": time.perf_counter() - wall0, "cpu": time.process_time() - cpu0,
+        "zygote_cpu": zygote, "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "steps": dict(cpu), "wall_steps": dict(wall), "counts": dict(counts),
         "scores": {o.student: o.scores for o in outcomes},
     }))
 

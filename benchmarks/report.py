@@ -2,54 +2,29 @@
 
 from __future__ import annotations
 
-GRADE_PARTS = ("grade: read + recognise the notebook", "grade: sanitize (locked cells)",
-               "grade: child start + student cells", "grade: stop child, remove scratch")
-RECORD_STEPS = ("ClearOutput", "DeduplicateIds", "OverwriteKernelspec", "RestoreCells", "CheckCellMetadata",
-                "InjectResults", "ClearMetadataPreprocessor", "LimitOutput", "SaveAutoGrades", "SaveFeedbackComments",
-                "AssignLatePenalties")
+CHILDREN = "sandboxed children (their own CPU: set-up, student cells, calls)"
+GROUPS = (("sandboxed children", ("sandboxed",)),
+          ("fork server (once per worker)", ("fork server",)),
+          ("trusted side: reading, sanitizing, talking to the child, comparing", ("trusted:",)),
+          ("recording: nbgrader's converter and gradebook", ("recording:", "gradebook:")),
+          ("imports and set-up (once per run)", ("imports", "set-up:")))
 
 
 def buckets(p: dict) -> list[tuple[str, float]]:
-    """Exclusive seconds per step of one profiled batch (nested timers subtracted), largest parts first."""
-    s = p["spent"]
-    get = s.get
-    calls = get("grade: calls into the sandbox", 0.0)
-    graders = get("grade: graders (incl. calls)", 0.0) - calls
-    grade_rest = get("grade: total", 0.0) - sum(get(k, 0.0) for k in GRADE_PARTS) - graders - calls
-    steps = {f"record: nbgrader {k}": get(f"record: {k}", 0.0) for k in RECORD_STEPS}
-    passes = get("record: converter passes (read + preprocessors)", 0.0)
-    written = get("record: write autograded/ notebook", 0.0)
-    record_rest = get("record: total (converter per student)", 0.0) - passes - written
-    rows = [
-        ("importing reading-maths, nbgrader, NumPy (once)", p["imports"]),
-        ("opening the course and finding submissions (once)", get("open course (nbgrader config, gradebook)", 0)
-         + get("find submissions", 0)),
-        *((k, get(k, 0.0)) for k in GRADE_PARTS),
-        ("grade: calls into the sandbox (RPC + student code)", calls),
-        ("grade: trusted-side comparisons (graders minus calls)", graders),
-        ("grade: the rest (results, pool plumbing)",
-         grade_rest + get("grade: total + errors", 0.0) - get("grade: total", 0.0)),
-        *steps.items(),
-        ("record: converter reading the notebook, resources (2 passes)", passes - sum(steps.values())),
-        ("record: writing autograded/ notebook", written),
-        ("record: converter set-up, gradebook checks, copying files", record_rest),
-        ("record: results JSON", get("record: save results JSON", 0.0)),
-        ("gradebook: unflag mark schemes, read scores back (one session)",
-         get("record: unflag 0-point tasks (gradebook)", 0.0) + get("read back scores (gradebook)", 0.0)),
-    ]
-    accounted = sum(v for _, v in rows[1:])
-    rows.append(("not attributed (loops, logging, progress)", p["wall"] - accounted))
-    return rows
-
-
-GROUPS = (("sandboxed child: start, student cells, calls, stop", ("grade: child", "grade: calls", "grade: stop")),
-          ("trusted side: reading, sanitizing, comparing", ("grade:",)),
-          ("recording: nbgrader's converter and gradebook", ("record:", "gradebook:")),
-          ("imports and set-up (once per run)", ("importing", "opening")))
+    """CPU seconds per step of one profiled batch (each step's own, nested steps subtracted), in pipeline order."""
+    steps = p["steps"]
+    mine = sum(v for k, v in steps.items() if k != CHILDREN)
+    return [("imports: reading-maths, nbgrader, NumPy, Otter (this process, once)", p["imports"]),
+            *((k, v) for k, v in steps.items() if k.startswith("set-up:")),
+            ("fork server: Python, NumPy and the notebook's imports (once)", p["zygote_cpu"]),
+            (CHILDREN, steps.get(CHILDREN, 0.0)),
+            *sorted(((k, v) for k, v in steps.items() if k.startswith(("trusted:", "recording:", "gradebook:"))),
+                    key=lambda kv: (kv[0].split(":")[0] != "trusted", -kv[1])),
+            ("not attributed (loops, logging, the pool's stand-in)", max(0.0, p["cpu"] - mine))]
 
 
 def grouped(p: dict) -> dict[str, float]:
-    """The profile's seconds in four groups (the first group whose prefix matches takes a step)."""
+    """The profile's CPU seconds in the groups of :data:`GROUPS` (the first whose prefix matches takes a step)."""
     totals = dict.fromkeys([g for g, _ in GROUPS], 0.0)
     for name, secs in buckets(p):
         group = next((g for g, prefixes in GROUPS if name.startswith(prefixes)), None)
@@ -59,28 +34,30 @@ def grouped(p: dict) -> dict[str, float]:
 
 
 def summary(profiles: dict) -> list[str]:
-    """One row per assignment: the share of each group in the whole batch."""
-    lines = ["| assignment | per submission | " + " | ".join(g for g, _ in GROUPS) + " |",
+    """One row per assignment: CPU per submission, and the share of each group in the whole batch."""
+    lines = ["| assignment | CPU per submission | " + " | ".join(g for g, _ in GROUPS) + " |",
              "|---|---|" + "---|" * len(GROUPS)]
     for a, p in profiles.items():
         totals = grouped(p)
         whole = sum(totals.values()) or 1.0
         n = max(1, p["notebooks"])
-        lines.append(f"| `{a}` | {whole / n:.3f} s | "
+        lines.append(f"| `{a}` | {whole / n * 1000:.0f} ms | "
                      + " | ".join(f"{100 * v / whole:.0f} % ({1000 * v / n:.0f} ms)" for v in totals.values()) + " |")
     return lines
 
 
 def profile_table(a: str, p: dict) -> list[str]:
     n = max(1, p["notebooks"])
-    total = p["imports"] + p["wall"]
-    lines = [f"### `{a}`: {p['notebooks']} submissions, {total:.1f} s in one process ({total / n:.3f} s each)", "",
-             "| step | seconds | per submission | share |", "|---|---|---|---|"]
-    for name, secs in buckets(p):
-        lines.append(f"| {name} | {secs:.2f} | {1000 * secs / n:.1f} ms | {100 * secs / total:.0f} % |")
-    lines += ["", f"Trusted-side CPU {p['cpu']:.1f} s of {p['wall']:.1f} s wall; CPU of the sandboxed children that "
-              f"were reaped here {p['children_cpu']:.1f} s (bubblewrap's own children are not all counted); "
-              f"peak memory of the process {p['peak_rss_mb']:.0f} MB.", ""]
+    rows = buckets(p)
+    total = sum(v for _, v in rows)
+    lines = [f"### `{a}`: {p['notebooks']} submissions, {total:.1f} core-seconds in all "
+             f"({1000 * total / n:.0f} ms each)", "",
+             "| step | CPU seconds | per submission | share |", "|---|---|---|---|"]
+    for name, secs in rows:
+        lines.append(f"| {name} | {secs:.2f} | {1000 * secs / n:.1f} ms | {100 * secs / (total or 1):.0f} % |")
+    lines += ["", f"Children from the fork server: {'yes' if p['forked'] else 'no (bubblewrap started each)'}; "
+              f"sandbox `{p['sandbox']}`; this process's wall time {p['wall']:.1f} s for {p['cpu']:.1f} s of its "
+              f"own CPU; its peak memory {p['peak_rss_mb']:.0f} MB.", ""]
     return lines
 
 
@@ -117,10 +94,12 @@ def render(data: dict) -> str:
                      f"{speed} | {r['driver_mb']:.0f} MB | {r['worker_mb']:.0f} MB |")
     lines += ["", "Peak memory is `getrusage` in the process running the CLI: its own, and the largest of its "
               "waited-for children (a pool worker; a sandboxed child is smaller).", "",
-              "## Where every second of a batch goes", "",
-              "`benchmarks/profile_batch.py`: the whole `autograde` of each class above in one process, notebooks "
-              "one after another, `time.perf_counter` around each step (nested timers subtracted). Wall seconds "
-              "of one core; with `--jobs 2` the grading steps run in two workers while this process records.", "",
+              "## Where every core-second of a batch goes", "",
+              "`benchmarks/profile_batch.py`: the whole `autograde` of each class above in one process, submissions "
+              "one after another on the path a pool worker takes (the fork server's children, each started a "
+              "notebook ahead). CPU seconds: this process's per step (`time.process_time`, nested steps "
+              "subtracted), each sandboxed child's own (read from `/proc` before it is stopped), and the fork "
+              "server's. With `--jobs 2` two such workers share the cores.", "",
               *summary(data["profiles"]), ""]
     for a, p in data["profiles"].items():
         lines += profile_table(a, p)
