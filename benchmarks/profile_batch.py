@@ -114,7 +114,7 @@ def instrument() -> None:
     meter(recording, "release_zero_point_tasks", "recording: unflagging 0-point tasks")
     meter(recording, "save_results", "recording: the structured results JSON")
     meter(recording.Recorder, "settle", "recording: committing, and the rest of settling a student")
-    meter(ag, "read_back", "gradebook: reading the scores back (once)")
+    meter(recording, "read_back", "recording: reading the student's scores back")
     meter(ag, "open_course", "set-up: nbgrader's configuration and the gradebook (once)")
     meter(ag, "find_submissions", "set-up: finding the submissions (once)")
 

@@ -11,7 +11,8 @@ A reader follows one assignment through named steps:
    and the reason). Each process does both, so ``--jobs 1`` is one core's work and ``--jobs 2`` two;
    with ``scheduler``, notebooks are graded on a Dask cluster instead and recorded here as they arrive
    (:func:`grade_on_cluster`);
-3. :func:`read_back` — what the gradebook now holds, per student, in one session.
+3. :func:`reading_maths.nbgrader.recording.read_back` — what the gradebook then holds for each student,
+   read by whoever recorded them, before their commit.
 
 :mod:`reading_maths.nbgrader.watch` runs these steps for each submission as it arrives.
 Each student's conversion runs on its own, so one broken submission never stops the others.
@@ -27,7 +28,7 @@ import os
 import re
 from concurrent.futures import as_completed
 from contextlib import AbstractContextManager
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from nbgrader.api import Gradebook, MissingEntry
@@ -38,7 +39,7 @@ from reading_maths.course import Assignment
 from reading_maths.grading.batch import failed_to_grade, forked_pool, grade_many, grade_one, progress_bar
 from reading_maths.grading.engine import Settings
 from reading_maths.nbgrader.environment import use_nbgrader_env
-from reading_maths.nbgrader.recording import Recorder, notebook_ids
+from reading_maths.nbgrader.recording import Outcome, Recorder, notebook_ids
 from reading_maths.results import GradeResult
 
 
@@ -50,21 +51,6 @@ class Submission:
     folder: Path
     notebooks: dict[str, Path]
     """notebook id -> submitted file, for the files that exist"""
-
-
-@dataclass
-class Outcome:
-    """What happened to one student's submission."""
-
-    student: str
-    refused: str | None = None
-    """why nbgrader could not record it (its questions then get 0), or None"""
-    scores: dict[str, float | None] = field(default_factory=dict)
-    max_scores: dict[str, float] = field(default_factory=dict)
-
-    @property
-    def total(self) -> float:
-        return round(sum(s or 0.0 for s in self.scores.values()), 6)
 
 
 def open_course(root: Path, assignment: str) -> tuple[AutogradeApp, CourseDirectory]:
@@ -98,9 +84,9 @@ def find_submissions(coursedir: CourseDirectory, assignment: str, student: str |
     return found
 
 
-def grade_and_record(submission: Submission, settings: Settings, root: Path, assignment: str) -> str | None:
+def grade_and_record(submission: Submission, settings: Settings, root: Path, assignment: str) -> Outcome:
     """Step 2, in a pool worker: grade one student's notebooks, record them with the worker's
-    :class:`Recorder`; returns why nbgrader refused the submission, or None."""
+    :class:`Recorder`; returns what the gradebook now holds for the student."""
     results = {(submission.student, nb): grade_one(path, settings, root, assignment)
                for nb, path in submission.notebooks.items()}
     return _worker_recorder.settle(submission, results)
@@ -119,15 +105,15 @@ def start_worker(root: Path, assignment: str, turn: AbstractContextManager | Non
 
 
 def grade_locally(submissions: list[Submission], settings: Settings, root: Path, assignment: str,
-                  jobs: int, progress: bool) -> dict[str, str | None]:
+                  jobs: int, progress: bool) -> dict[str, Outcome]:
     """Step 2 on this machine: ``jobs`` processes (0: one per core), forked once the graders are loaded,
-    each grading and recording whole submissions; returns each student's refusal reason (or None).
+    each grading and recording whole submissions; returns each student's :class:`Outcome`.
 
     A submission whose worker failed (a crashed process) is recorded here as not graded, with the reason.
     """
-    refusals: dict[str, str | None] = {}
+    outcomes: dict[str, Outcome] = {}
     if not submissions:
-        return refusals
+        return outcomes
     failed: list[tuple[Submission, str]] = []
     workers = min(jobs or os.cpu_count() or 1, len(submissions))
     turn = multiprocessing.get_context("fork").Lock()  # the workers record one at a time
@@ -138,7 +124,7 @@ def grade_locally(submissions: list[Submission], settings: Settings, root: Path,
         for future in as_completed(futures):
             submission = futures[future]
             try:
-                refusals[submission.student] = future.result()
+                outcomes[submission.student] = future.result()
             except Exception as exc:  # noqa: BLE001 - a worker that died: its students are still recorded
                 failed.append((submission, f"grading failed: {type(exc).__name__}"))
             advance()
@@ -148,49 +134,39 @@ def grade_locally(submissions: list[Submission], settings: Settings, root: Path,
             for submission, reason in failed:
                 results = {(submission.student, nb): failed_to_grade(path, Assignment(assignment, root), reason)
                            for nb, path in submission.notebooks.items()}
-                refusals[submission.student] = recorder.settle(submission, results)
+                outcomes[submission.student] = recorder.settle(submission, results)
         finally:
             recorder.close()
-    return refusals
+    return outcomes
 
 
 def grade_on_cluster(submissions: list[Submission], settings: Settings, root: Path, assignment: str,
-                     scheduler: str, progress: bool) -> dict[str, str | None]:
+                     scheduler: str, progress: bool) -> dict[str, Outcome]:
     """Step 2 on the Dask cluster at ``scheduler``: notebooks graded there, each student recorded here with
-    one :class:`Recorder` as soon as all of their notebooks are back; returns each refusal reason (or None)."""
+    one :class:`Recorder` as soon as all of their notebooks are back; returns each student's :class:`Outcome`."""
     keys = [(s.student, nb) for s in submissions for nb in s.notebooks]
     paths = [s.notebooks[nb] for s in submissions for nb in s.notebooks]
     owner = {s.student: s for s in submissions}
     results: dict[tuple[str, str], GradeResult] = {}
-    refusals: dict[str, str | None] = {}
+    outcomes: dict[str, Outcome] = {}
     recorder = Recorder(*open_course(root, assignment), assignment)
 
     def arrived(index: int, result: GradeResult) -> None:
         results[keys[index]] = result
         student = keys[index][0]
         if all((student, nb) in results for nb in owner[student].notebooks):
-            refusals[student] = recorder.settle(owner[student], results)
+            outcomes[student] = recorder.settle(owner[student], results)
 
     try:
         if paths:
             grade_many(paths, settings, root=root, assignment=assignment, progress=progress, on_result=arrived,
                        scheduler=scheduler)
         for submission in submissions:
-            if submission.student not in refusals:  # no notebook to grade: settled here
-                refusals[submission.student] = recorder.settle(submission, results)
+            if submission.student not in outcomes:  # no notebook to grade: settled here
+                outcomes[submission.student] = recorder.settle(submission, results)
     finally:
         recorder.close()
-    return refusals
-
-
-def read_back(gb: Gradebook, assignment: str, student: str, refused: str | None) -> Outcome:
-    """Step 3: what the gradebook holds for one student: score and maximum per grade cell."""
-    outcome = Outcome(student, refused)
-    for notebook in gb.find_submission(assignment, student).notebooks:
-        for grade in sorted(notebook.grades, key=lambda g: g.cell.name):
-            outcome.scores[grade.name] = grade.score
-            outcome.max_scores[grade.name] = grade.max_score
-    return outcome
+    return outcomes
 
 
 def autograde(root: Path, assignment: str, settings: Settings, *, student: str | None = None, jobs: int = 0,
@@ -204,8 +180,7 @@ def autograde(root: Path, assignment: str, settings: Settings, *, student: str |
     app, coursedir = open_course(root, assignment)
     submissions = find_submissions(coursedir, assignment, student)
     if scheduler:
-        refusals = grade_on_cluster(submissions, settings, root, assignment, scheduler, progress)
+        outcomes = grade_on_cluster(submissions, settings, root, assignment, scheduler, progress)
     else:
-        refusals = grade_locally(submissions, settings, root, assignment, jobs, progress)
-    with Gradebook(coursedir.db_url, coursedir.course_id) as gb:
-        return [read_back(gb, assignment, s.student, refusals[s.student]) for s in submissions]
+        outcomes = grade_locally(submissions, settings, root, assignment, jobs, progress)
+    return [outcomes[s.student] for s in submissions]

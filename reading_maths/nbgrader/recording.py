@@ -22,6 +22,7 @@ import re
 import traceback
 import warnings
 from contextlib import AbstractContextManager
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -157,6 +158,31 @@ def save_results(coursedir: CourseDirectory, student: str, assignment: str, resu
     path.write_text(text, encoding="utf-8")
 
 
+@dataclass
+class Outcome:
+    """What happened to one student's submission."""
+
+    student: str
+    refused: str | None = None
+    """why nbgrader could not record it (its questions then get 0), or None"""
+    scores: dict[str, float | None] = field(default_factory=dict)
+    max_scores: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def total(self) -> float:
+        return round(sum(s or 0.0 for s in self.scores.values()), 6)
+
+
+def read_back(gb: Gradebook, assignment: str, student: str, refused: str | None) -> Outcome:
+    """What the gradebook holds for one student: score and maximum per grade cell."""
+    outcome = Outcome(student, refused)
+    for notebook in gb.find_submission(assignment, student).notebooks:
+        for grade in sorted(notebook.grades, key=lambda g: g.cell.name):
+            outcome.scores[grade.name] = grade.score
+            outcome.max_scores[grade.name] = grade.max_score
+    return outcome
+
+
 class Recorder:
     """Records students one at a time in one gradebook session, committed once per student."""
 
@@ -170,9 +196,9 @@ class Recorder:
         self._open = contextlib.ExitStack()
         self.batch = self._open.enter_context(batch_gradebook(coursedir.db_url, coursedir.course_id))
 
-    def settle(self, submission: Submission, results: dict[tuple[str, str], GradeResult]) -> str | None:
+    def settle(self, submission: Submission, results: dict[tuple[str, str], GradeResult]) -> Outcome:
         """Record one student (their notebooks' results keyed by ``(student, notebook id)``) and commit;
-        returns why nbgrader refused the submission, or None."""
+        returns what the gradebook then holds for them (and why nbgrader refused the submission, if it did)."""
         gradebook = self.batch.gradebook
         with self.turn:
             if submission.notebooks:
@@ -187,12 +213,13 @@ class Recorder:
                 self.batch.rollback()  # whatever nbgrader had written for this student before it refused
                 reason = reason.replace(f"{Path(self.coursedir.root).resolve()}{os.sep}", "")  # as the course sees it
                 record_refused(gradebook, self.coursedir, submission, self.assignment, reason)
+            outcome = read_back(gradebook, self.assignment, submission.student, reason)
             self.batch.commit()
         save_results(self.coursedir, submission.student, self.assignment,
                      {nb: results[(submission.student, nb)] for nb in submission.notebooks
                       if (submission.student, nb) in results})
         log.info("recorded %s", submission.student)
-        return reason
+        return outcome
 
     def close(self) -> None:
         self._open.close()

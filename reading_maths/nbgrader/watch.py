@@ -22,13 +22,12 @@ from nbgrader.exchange.default import ExchangeCollect
 from reading_maths.grading.engine import Settings
 from reading_maths.nbgrader.autograde import (
     AutogradeApp,
-    Outcome,
     Submission,
     autograde,
     find_submissions,
     open_course,
 )
-from reading_maths.nbgrader.recording import results_path
+from reading_maths.nbgrader.recording import Outcome, results_path
 
 log = logging.getLogger(__name__)
 

@@ -14,7 +14,7 @@ from reading_maths.reports.escape import rich_text
 from reading_maths.results import GradeResult
 
 if TYPE_CHECKING:
-    from reading_maths.nbgrader.autograde import Outcome
+    from reading_maths.nbgrader.recording import Outcome
 
 
 def print_table(results: list[GradeResult], console: Console | None = None) -> None:
