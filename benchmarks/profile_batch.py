@@ -1,8 +1,9 @@
 """Where every core-second of a whole ``reading-maths autograde`` batch goes.
 
 Runs :func:`reading_maths.nbgrader.autograde.autograde` in this one process, one submission after another
-(the pool is replaced by a loop, so that every step runs here and can be timed), on the path a pool worker
-takes (children forked by the fork server, each started a notebook ahead), and counts CPU seconds:
+(the pool is replaced by a loop, so that every step runs here and can be timed): each notebook graded as a
+pool worker grades it (children forked by the fork server, each started a notebook ahead) and recorded as
+the driver records it, and counts CPU seconds:
 
 - this process's, per step (``time.process_time`` around each, nested steps subtracted): reading and
   sanitizing the notebook, talking to the child (calls and cells), the trusted-side comparisons, each of
@@ -119,14 +120,18 @@ def instrument() -> None:
     meter(ag, "find_submissions", "set-up: finding the submissions (once)")
 
 
-def serial_grade_locally(submissions, settings, root, assignment, jobs, progress):
-    """grade_locally without the pool: every submission graded and recorded here, in order, as a worker does."""
-    recorder = ag.start_worker(root, assignment)
+def serial_grade_many(paths, settings, *, root, assignment=None, on_result=None, **_):
+    """grade_many without the pool: every notebook graded here, in order, as a pool worker grades it (children
+    from the fork server, started ahead), each recorded as it is graded."""
+    from reading_maths.grading import batch
+
     worker = dataclasses.replace(settings, ahead=True)
-    try:
-        return {s.student: ag.grade_and_record(s, worker, root, assignment) for s in submissions}
-    finally:
-        recorder.close()
+    results = []
+    for i, path in enumerate(paths):
+        results.append(batch.grade_one(Path(path), worker, root, assignment))
+        if on_result is not None:
+            on_result(i, results[-1])
+    return results
 
 
 def fork_server_cpu() -> tuple[float, bool]:
@@ -138,7 +143,7 @@ def fork_server_cpu() -> tuple[float, bool]:
 def main() -> None:
     course, assignment = Path(sys.argv[1]), sys.argv[2]
     instrument()
-    ag.grade_locally = serial_grade_locally
+    ag.grade_many = serial_grade_many
     settings = ag.Settings(choose())
     wall0, cpu0 = time.perf_counter(), time.process_time()
     outcomes = ag.autograde(course, assignment, settings, progress=False)

@@ -38,30 +38,35 @@ def grade_one(path: Path, settings: Settings, root: Path, assignment: str | None
         return failed_to_grade(path, known, f"grading failed: {type(exc).__name__}: {exc}")
 
 
-def forked_pool(workers: int, root: Path, assignment: str | None, initializer: Callable[..., None] | None = None,
-                initargs: tuple = ()) -> ProcessPoolExecutor:
-    """A pool of ``workers`` processes on ``workers`` cores, forked from this one once the assignment's graders
-    and reference are loaded here (so that they start with them, and with Otter and NumPy imported, instead
-    of each loading its own); ``initializer(*initargs)`` then runs in each.
+WORKER_NICENESS = 15
+"""How much less the graders (and the sandboxed children they start) weigh than this process, which records:
+recording is one process's work, and it must keep up with all of them."""
 
-    Each worker starts its next sandboxed child while it grades (:mod:`reading_maths.sandbox.ahead`), which
-    keeps more processes busy than there are workers; when fewer workers than this machine's cores are
-    asked for, the pool (and the children it starts) is kept to that many cores, so ``--jobs 1`` is one
-    core's work and ``--jobs 2`` two.
-    """
+
+def forked_pool(workers: int, root: Path, assignment: str | None) -> ProcessPoolExecutor:
+    """A pool of ``workers`` processes forked from this one once the assignment's graders and reference are
+    loaded here, so that they start with them (and with Otter and NumPy imported) instead of each loading
+    its own; :data:`WORKER_NICENESS` below this process."""
     if assignment:
         Assignment(assignment, root).graders  # noqa: B018 - loaded (and cached) before the fork
-    workers = max(1, workers)
-    cores = sorted(os.sched_getaffinity(0))
-    return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork"), initializer=_start_worker,
-                               initargs=(cores[:workers] if workers < len(cores) else None, initializer, initargs))
+    return ProcessPoolExecutor(max(1, workers), mp_context=multiprocessing.get_context("fork"),
+                               initializer=os.nice, initargs=(WORKER_NICENESS,))
 
 
-def _start_worker(cores: list[int] | None, initializer: Callable[..., None] | None, initargs: tuple) -> None:
-    if cores is not None:
-        os.sched_setaffinity(0, cores)
-    if initializer is not None:
-        initializer(*initargs)
+@contextlib.contextmanager
+def kept_to(cores: int) -> Iterator[None]:
+    """This process, and every process it starts meanwhile, on ``cores`` of this machine's cores (all of them
+    when it has no more): ``--jobs N`` is N cores' work, the recording here and the sandboxed children included
+    (each worker starts its next child while it grades, so a batch has more busy processes than workers)."""
+    allowed = os.sched_getaffinity(0)
+    if cores >= len(allowed):
+        yield
+        return
+    os.sched_setaffinity(0, sorted(allowed)[:cores])
+    try:
+        yield
+    finally:
+        os.sched_setaffinity(0, allowed)
 
 
 @contextlib.contextmanager
@@ -75,9 +80,9 @@ def progress_bar(total: int, shown: bool = True) -> Iterator[Callable[[], None]]
 
 def graded_in_pool(paths: list[Path], settings: Settings, jobs: int, root: Path,
                    assignment: str | None) -> Iterator[tuple[int, GradeResult | BaseException]]:
-    """``jobs`` local processes; yields ``(index, result or error)`` as each notebook finishes."""
+    """``jobs`` local processes on ``jobs`` cores; yields ``(index, result or error)`` as each notebook finishes."""
     ahead = replace(settings, ahead=True)  # each worker starts its next child while it grades
-    with forked_pool(min(jobs, len(paths)), root, assignment) as pool:
+    with kept_to(jobs), forked_pool(min(jobs, len(paths)), root, assignment) as pool:
         futures = {pool.submit(grade_one, p, ahead, root, assignment): i for i, p in enumerate(paths)}
         for future in as_completed(futures):
             try:

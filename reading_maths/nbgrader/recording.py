@@ -6,10 +6,10 @@ injected in place of its kernel (:mod:`reading_maths.nbgrader.steps`), so nbgrad
 notebook, a duplicated grade id, ...) gets 0 on every question and a comment saying why; each notebook's
 structured result is kept beside it in ``autograded/<student>/<assignment>.json``.  No student code runs here.
 
-Each local grading process records the students it grades (:mod:`reading_maths.nbgrader.autograde`), so
-several write the gradebook at once: each student's recording is one transaction that takes SQLite's
-write lock when it begins (:mod:`reading_maths.nbgrader.session`), and the others wait their turn.  On a
-Dask cluster the driver records what arrives, with one :class:`Recorder`.
+The process that runs ``autograde`` records what its graders (local processes or a Dask cluster) send
+back, with one :class:`Recorder`; each student's recording is one transaction that takes SQLite's write
+lock when it begins (:mod:`reading_maths.nbgrader.session`), so another program writing the gradebook
+meanwhile waits its turn rather than failing.
 """
 
 from __future__ import annotations
@@ -21,7 +21,6 @@ import os
 import re
 import traceback
 import warnings
-from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -186,13 +185,8 @@ def read_back(gb: Gradebook, assignment: str, student: str, refused: str | None)
 class Recorder:
     """Records students one at a time in one gradebook session, committed once per student."""
 
-    def __init__(self, app: AutogradeApp, coursedir: CourseDirectory, assignment: str,
-                 turn: AbstractContextManager | None = None):
-        """``turn``: a lock that the processes recording together hold while each records a student (a
-        ``multiprocessing.Lock``), so that they take turns on the gradebook instead of waiting on SQLite's
-        own lock, which wakes a waiting writer only in coarse steps."""
+    def __init__(self, app: AutogradeApp, coursedir: CourseDirectory, assignment: str):
         self.app, self.coursedir, self.assignment = app, coursedir, assignment
-        self.turn = turn or contextlib.nullcontext()
         self._open = contextlib.ExitStack()
         self.batch = self._open.enter_context(batch_gradebook(coursedir.db_url, coursedir.course_id))
 
@@ -200,21 +194,20 @@ class Recorder:
         """Record one student (their notebooks' results keyed by ``(student, notebook id)``) and commit;
         returns what the gradebook then holds for them (and why nbgrader refused the submission, if it did)."""
         gradebook = self.batch.gradebook
-        with self.turn:
-            if submission.notebooks:
-                reason = record(self.app, self.coursedir, submission, self.assignment, results)
-            else:
-                found = sorted(p.name for p in submission.folder.iterdir()) if submission.folder.is_dir() else []
-                expected = ", ".join(f"{nb}.ipynb" for nb in notebook_ids(gradebook, self.assignment))
-                reason = f"no {expected} in the submission (it holds: {', '.join(found) or 'nothing'})"
-            if reason is None:
-                release_zero_point_tasks(gradebook, self.assignment, submission.student)
-            else:
-                self.batch.rollback()  # whatever nbgrader had written for this student before it refused
-                reason = reason.replace(f"{Path(self.coursedir.root).resolve()}{os.sep}", "")  # as the course sees it
-                record_refused(gradebook, self.coursedir, submission, self.assignment, reason)
-            outcome = read_back(gradebook, self.assignment, submission.student, reason)
-            self.batch.commit()
+        if submission.notebooks:
+            reason = record(self.app, self.coursedir, submission, self.assignment, results)
+        else:
+            found = sorted(p.name for p in submission.folder.iterdir()) if submission.folder.is_dir() else []
+            expected = ", ".join(f"{nb}.ipynb" for nb in notebook_ids(gradebook, self.assignment))
+            reason = f"no {expected} in the submission (it holds: {', '.join(found) or 'nothing'})"
+        if reason is None:
+            release_zero_point_tasks(gradebook, self.assignment, submission.student)
+        else:
+            self.batch.rollback()  # whatever nbgrader had written for this student before it refused
+            reason = reason.replace(f"{Path(self.coursedir.root).resolve()}{os.sep}", "")  # as the course sees it
+            record_refused(gradebook, self.coursedir, submission, self.assignment, reason)
+        outcome = read_back(gradebook, self.assignment, submission.student, reason)
+        self.batch.commit()
         save_results(self.coursedir, submission.student, self.assignment,
                      {nb: results[(submission.student, nb)] for nb in submission.notebooks
                       if (submission.student, nb) in results})

@@ -13,10 +13,10 @@ instead a handle on one shared :class:`~nbgrader.api.Gradebook`:
 - ``Gradebook(db_url)`` with nbgrader's default course id still runs ``check_course`` once, so the
   gradebook's rows are the same as nbgrader's own run leaves.
 
-Several grading processes record at once, each with its own batch session: on SQLite each transaction
-takes the database's write lock when it begins (``BEGIN IMMEDIATE``) and the others wait for it (up to
-:data:`LOCK_WAIT` seconds), so two recordings never hold read locks they both need to upgrade (SQLite
-would refuse one of them at once rather than let them wait for each other).
+On SQLite each transaction of the batch session takes the database's write lock when it begins
+(``BEGIN IMMEDIATE``) and other writers (formgrader, another nbgrader command) wait for it, and it for
+them, up to :data:`LOCK_WAIT` seconds: two writers never hold read locks they both need to upgrade
+(SQLite would refuse one of them at once rather than let them wait for each other).
 
 :meth:`BatchGradebook.commit` commits for real (once per student); :meth:`BatchGradebook.rollback`
 drops what a refused student's conversion had written. nbgrader's code runs unchanged; only the
@@ -44,7 +44,7 @@ PATCHED = (
 """The modules whose ``Gradebook`` is the batch's session while :func:`batch_gradebook` is active."""
 
 LOCK_WAIT = 600
-"""Seconds a recording waits for another process's recording to commit before it gives up."""
+"""Seconds a recording waits for another program's write to the gradebook to commit before it gives up."""
 
 
 def _write_lock_per_transaction(engine: Any) -> None:

@@ -1,14 +1,13 @@
 """Children started one notebook ahead, and finished ones reaped without waiting: a grading process's
 notebooks follow each other with no gap.
 
-Starting a sandboxed child (bubblewrap, a fresh Python, the notebook's imports) and tearing one down
-(the kernel killing a PID namespace and a cgroup) are mostly waiting.  A :class:`Starter` starts the
-next notebook's child while the current one is graded, and leaves a finished child to die while the
-next one runs, checking it is gone before its sandbox uid is used again.  Children rotate through
-:data:`~reading_maths.sandbox.process.SLOTS` uids, so the running child, the one waiting and the one
-dying never share a uid.  Each child is still new for its notebook: it has run no student code before
-it is handed one, and it is killed once that notebook is graded, so one student's process never
-serves another.
+A :class:`Starter` starts the next notebook's child while the current one is graded: forked by the fork
+server (:mod:`reading_maths.sandbox.nursery`) where it runs, else started by bubblewrap; and it leaves a
+finished child to die while the next one runs, checking it is gone before its sandbox uid is used
+again.  Children rotate through :data:`~reading_maths.sandbox.process.SLOTS` uids, so the running child,
+the one waiting and the one dying never share a uid.  Each child is still new for its notebook: it has
+run no student code before it is handed one, and it is killed once that notebook is graded, so one
+student's process never serves another.
 
 A starter belongs to one grading process and is not thread-safe; :func:`starter` makes it once per
 process (the pool workers of a batch) and stops its children when the process exits.
@@ -62,7 +61,7 @@ class Starter:
         started before this returns."""
         ready, self._ready = self._ready, None
         if ready is not None and ready[1][0].poll() is not None:  # it died waiting: start another
-            self._dying[ready[0]] = stop(*ready[1])
+            self._leave(ready[0], stop(*ready[1]))
             ready = None
         if ready is None:
             ready = self._spawn()
@@ -72,17 +71,21 @@ class Starter:
             ready[1][0].wait_moved()  # in its cgroup before the notebook's code arrives
         return ready[1]
 
-    def retire(self, process: subprocess.Popen, group: Cgroup | None) -> None:
+    def retire(self, process: subprocess.Popen | Forked, group: Cgroup | None) -> None:
         """Kill a child handed out by :meth:`take`; its teardown is checked when its uid is next needed."""
-        slot = self._slot_of.pop(id(process))
-        dying = stop(process, group)
+        self._leave(self._slot_of.pop(id(process)), stop(process, group))
+
+    def _leave(self, slot: int, dying: Dying) -> None:
+        """Remember a stopped child of ``slot`` until it is gone (at most one per slot is left waiting)."""
+        if slot in self._dying:
+            self._dying.pop(slot).wait()
         if not dying.gone():
             self._dying[slot] = dying
 
     def close(self, grace: float = 10.0) -> None:
         """Stop the child waiting ahead and wait for every child to be gone."""
         if self._ready is not None:
-            self._dying[-1] = stop(*self._ready[1])
+            self._leave(self._ready[0], stop(*self._ready[1]))
             self._ready = None
         for dying in self._dying.values():
             dying.wait(grace)
