@@ -28,6 +28,8 @@ from nbgrader.api import Gradebook
 from classroom.builder import answered
 from classroom.stock import use_stock_nbgrader
 from reading_maths.nbgrader.environment import nbgrader_env
+from reading_maths.nbgrader.session import LOOKUP_INDEXES
+from reading_maths.notebook import is_test_cell
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
@@ -325,8 +327,9 @@ def canonical_dump(course: Path) -> list[str]:
 
 def late_honest_course(prepared: Path, to: Path) -> Path:
     """The prepared course, honest students only, with a due date, a late plugin, and ``wrong`` 45 hours late;
-    and ``tampered``, whose notebook has an edited read-only cell and kept its outputs (nbgrader restores
-    the one and clears the others)."""
+    ``tampered``, whose notebook has an edited read-only cell and kept its outputs (nbgrader restores
+    the one and clears the others); and ``pruned``, who deleted a question's public checks and raised a test's
+    points (nbgrader puts the points back as they were)."""
     course = copy_course(prepared / "course", to)
     for student in BROKEN:
         shutil.rmtree(course / "submitted" / student)
@@ -340,6 +343,13 @@ def late_honest_course(prepared: Path, to: Path) -> Path:
             cell.execution_count = 3
     submitted(course, "tampered").parent.mkdir(parents=True)
     nbformat.write(tampered, submitted(course, "tampered"))
+    tests = [c for c in nbformat.read(submitted(course, "right"), as_version=4).cells if is_test_cell(c)]
+    pruned = nbformat.read(submitted(course, "right"), as_version=4)
+    gone = tests[0].metadata.nbgrader["grade_id"] + "-check"
+    pruned.cells = [c for c in pruned.cells if c.metadata.get("nbgrader", {}).get("grade_id") != gone]
+    next(c for c in pruned.cells if c.get("id") == tests[1].id).metadata.nbgrader["points"] = 100  # and its points
+    submitted(course, "pruned").parent.mkdir(parents=True)
+    nbformat.write(pruned, submitted(course, "pruned"))
     with (course / "nbgrader_config.py").open("a") as config:
         config.write('\nc.AssignLatePenalties.plugin_class = "reading_maths.nbgrader.late.TenPercentPerDay"\n')
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}", "reading-maths") as gb:
@@ -355,7 +365,9 @@ def test_bulk_recording_equals_nbgraders_own_converter(prepared, tmp_path):
     theirs = late_honest_course(prepared, tmp_path / "theirs")
     reading_maths(ours, "autograde", ASSIGNMENT, "--jobs", "2")
     nbgrader(theirs, "autograde", ASSIGNMENT, "--create", "--force", "--log-level=WARN")
-    assert canonical_dump(ours) == canonical_dump(theirs)
+    indexes = [line for line in canonical_dump(ours) if "ix_reading_maths_" in line]  # ours adds only these
+    assert len(indexes) == len(LOOKUP_INDEXES) and all(line.startswith("CREATE INDEX") for line in indexes)
+    assert [line for line in canonical_dump(ours) if line not in indexes] == canonical_dump(theirs)
     assert hashes(ours / "autograded") == hashes(theirs / "autograded")
     with Gradebook(f"sqlite:///{ours / 'gradebook.db'}") as gb:  # the late penalty is on the recorded score
         late = gb.find_submission_notebook(ASSIGNMENT, ASSIGNMENT, "wrong")

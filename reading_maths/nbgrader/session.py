@@ -11,7 +11,12 @@ instead a handle on one shared :class:`~nbgrader.api.Gradebook`:
   objects, as a commit does, so nbgrader re-reads computed columns (a notebook's score for the late
   penalty) exactly as its fresh sessions would; it does not commit;
 - ``Gradebook(db_url)`` with nbgrader's default course id still runs ``check_course`` once, so the
-  gradebook's rows are the same as nbgrader's own run leaves.
+  gradebook's rows are the same as nbgrader's own run leaves;
+- its lookups of the assignment's own definition (``find_notebook``, ``find_source_cell``,
+  ``find_graded_cell``: cells, checksums, points, which recording never changes) are read once per batch.
+
+The batch also adds the indexes nbgrader's schema lacks for the lookups recording makes
+(:data:`LOOKUP_INDEXES`), so that the last student of a large class is recorded as fast as the first.
 
 On SQLite each transaction of the batch session takes the database's write lock when it begins
 (``BEGIN IMMEDIATE``) and other writers (formgrader, another nbgrader command) wait for it, and it for
@@ -28,9 +33,10 @@ from __future__ import annotations
 import contextlib
 import importlib
 from collections.abc import Iterator
+from types import SimpleNamespace
 from typing import Any
 
-from nbgrader.api import Gradebook
+from nbgrader.api import Gradebook, MissingEntry
 from sqlalchemy import event
 
 PATCHED = (
@@ -65,6 +71,29 @@ def _write_lock_per_transaction(engine: Any) -> None:
     engine.dispose()  # the connections nbgrader's Gradebook opened are made again, with these settings
 
 
+LOOKUP_INDEXES = {
+    "grade": "notebook_id",                    # a submitted notebook's grades
+    "comment": "notebook_id",                  # and comments
+    "submitted_notebook": "assignment_id",     # a submission's notebooks
+    "submitted_assignment": "student_id",      # a student's submissions
+}
+"""Columns nbgrader looks rows up by that its schema leaves without an index (its unique constraints lead
+with another column), so that each lookup reads the whole table: recording a student got slower with
+every student recorded before."""
+
+
+def _index_lookups(engine: Any) -> None:
+    """Add the :data:`LOOKUP_INDEXES` to the gradebook if they are missing. An index changes no row and no
+    query's result (formgrader, ``nbgrader export`` and nbgrader's migrations read the gradebook as before).
+    SQLite and PostgreSQL (``CREATE INDEX IF NOT EXISTS``); other databases are left as they are."""
+    if engine.dialect.name not in ("sqlite", "postgresql"):
+        return
+    with engine.begin() as connection:
+        for table, column in LOOKUP_INDEXES.items():
+            connection.exec_driver_sql(
+                f"CREATE INDEX IF NOT EXISTS ix_reading_maths_{table}_{column} ON {table} ({column})")
+
+
 class _DeferredSession:
     """A SQLAlchemy session whose ``commit`` flushes and expires instead of committing."""
 
@@ -79,11 +108,52 @@ class _DeferredSession:
         return getattr(self._session, name)
 
 
-class _Handle:
-    """What ``Gradebook(...)`` returns inside the batch: the shared gradebook, which ``with`` leaves open."""
+class _Definition:
+    """One notebook of the assignment as the gradebook defines it (its cells' source, checksums, points), read
+    once per batch: nbgrader's recording looks each cell up again for every student (two dozen queries)."""
 
-    def __init__(self, gradebook: Gradebook):
+    def __init__(self, notebook: Any):
+        def copy(row: Any, *fields: str) -> SimpleNamespace:
+            return SimpleNamespace(**{f: getattr(row, f) for f in fields})
+
+        self.notebook = SimpleNamespace(
+            name=notebook.name, kernelspec=notebook.kernelspec,
+            source_cells=[copy(c, "name", "cell_type", "locked", "checksum", "source") for c in notebook.source_cells],
+            grade_cells=[copy(c, "name", "max_score") for c in notebook.grade_cells],
+            solution_cells=[copy(c, "name") for c in notebook.solution_cells],
+            task_cells=[copy(c, "name", "max_score") for c in notebook.task_cells])
+        self.source_cells = {c.name: c for c in self.notebook.source_cells}
+        self.graded_cells = {c.name: c for c in self.notebook.task_cells} | {c.name: c for c in self.notebook.grade_cells}
+
+
+class _Handle:
+    """What ``Gradebook(...)`` returns inside the batch: the shared gradebook, which ``with`` leaves open, and
+    whose lookups of the assignment's definition (which recording never changes) are read once per batch."""
+
+    def __init__(self, gradebook: Gradebook, definitions: dict[tuple[str, str], _Definition]):
         self._gradebook = gradebook
+        self._definitions = definitions
+
+    def _definition(self, notebook: str, assignment: str) -> _Definition:
+        key = (notebook, assignment)
+        if key not in self._definitions:
+            self._definitions[key] = _Definition(self._gradebook.find_notebook(notebook, assignment))
+        return self._definitions[key]
+
+    def find_notebook(self, name: str, assignment: str) -> SimpleNamespace:
+        return self._definition(name, assignment).notebook
+
+    def find_source_cell(self, name: str, notebook: str, assignment: str) -> SimpleNamespace:
+        try:
+            return self._definition(notebook, assignment).source_cells[name]
+        except KeyError:
+            raise MissingEntry(f"No such source cell: {assignment}/{notebook}/{name}") from None
+
+    def find_graded_cell(self, name: str, notebook: str, assignment: str) -> SimpleNamespace:
+        try:
+            return self._definition(notebook, assignment).graded_cells[name]
+        except KeyError:
+            raise MissingEntry(f"No such graded cell: {assignment}/{notebook}/{name}") from None
 
     def __enter__(self) -> _Handle:
         return self
@@ -105,9 +175,11 @@ class BatchGradebook:
         self.db_url = db_url
         self.gradebook = Gradebook(db_url, course_id)
         _write_lock_per_transaction(self.gradebook.engine)
+        _index_lookups(self.gradebook.engine)
         self._session = self.gradebook.db
         self.gradebook.db = _DeferredSession(self._session)
         self._courses = {course_id}
+        self._definitions: dict[tuple[str, str], _Definition] = {}
 
     def open(self, db_url: str, course_id: str = "default_course", authenticator: Any = None) -> Any:
         """Stands in for ``Gradebook(db_url, course_id)`` in nbgrader's modules: this batch's session."""
@@ -116,7 +188,7 @@ class BatchGradebook:
         if course_id not in self._courses:
             self.gradebook.check_course(course_id)  # nbgrader's own open creates the course row if missing
             self._courses.add(course_id)
-        return _Handle(self.gradebook)
+        return _Handle(self.gradebook, self._definitions)
 
     def commit(self) -> None:
         """Commit everything recorded since the last commit (one ``fsync``)."""
