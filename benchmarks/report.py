@@ -61,6 +61,34 @@ def profile_table(a: str, p: dict) -> list[str]:
     return lines
 
 
+def fit(points: list[tuple[int, float]]) -> tuple[float, float]:
+    """The least-squares line ``wall = fixed + per * submissions`` through ``(submissions, wall)`` points."""
+    n = len(points)
+    mx, my = sum(x for x, _ in points) / n, sum(y for _, y in points) / n
+    per = sum((x - mx) * (y - my) for x, y in points) / (sum((x - mx) ** 2 for x, _ in points) or 1.0)
+    return my - per * mx, per
+
+
+def line_through(scaling: list[dict]) -> list[str]:
+    """The scaling table as straight lines, one per ``--jobs``: what a run costs once, what each submission adds."""
+    lines = []
+    per_job = {}
+    for jobs in sorted({r["jobs"] for r in scaling}):
+        points = [(r["submissions"], r["wall"]) for r in scaling if r["jobs"] == jobs]
+        if len({x for x, _ in points}) < 2:
+            return []
+        fixed, per = per_job[jobs] = fit(points)
+        worst = max(abs(y - fixed - per * x) / y for x, y in points)
+        lines.append(f"- `--jobs {jobs}`: wall ≈ {fixed:.1f} s + {1000 * per:.1f} ms × submissions "
+                     f"(every point within {100 * worst:.0f} % of the line)")
+    if 1 in per_job and 2 in per_job:
+        lines.append(f"- the cost of each further submission, one job's over two jobs': "
+                     f"**{per_job[1][1] / per_job[2][1]:.2f}×** (the once-per-run part — imports, the gradebook, "
+                     f"the first children — does not shrink with more jobs)")
+    runs = {r.get("runs", 1) for r in scaling}
+    return [f"Straight lines through the table (each point the fastest of {max(runs)} runs):", "", *lines]
+
+
 def render(data: dict) -> str:
     m = data["machine"]
     load = data["load"]
@@ -84,15 +112,27 @@ def render(data: dict) -> str:
                      f"**{theirs / ours:.1f}×** | {'all equal' if not bad else f'{len(bad)} differ'} |")
     for a, bad in data["mismatches"].items():
         lines += [f"- `{a}`: {p}" for p in bad[:20]]
+    if "otter" in data:
+        o, code = data["otter"], data["ratios"]["code"]
+        ours = code["ours"]["wall"] / code["students"]
+        bad = o["mismatches"]
+        agree = "all equal" if not bad else f"{len(bad)} differ"
+        lines += ["", f"Otter: a loop of `otter run SUBMISSION -a autograder.zip` (one process per notebook, the "
+                  f"zip from `otter generate` on the same graders) on the first {o['sample']} `code` submissions: "
+                  f"{o['per_submission']:.2f} s per submission against reading-maths' {ours:.3f} s: reading-maths "
+                  f"**{o['per_submission'] / ours:.0f}×** faster; scores {agree}.",
+                  *(f"- {p}" for p in bad[:20])]
     lines += ["", "## Scaling (`code`, synthetic classes)", "",
-              "| submissions | --jobs | wall | per submission | 2 jobs vs 1 | driver peak | largest worker peak |",
+              "| submissions | --jobs | wall (fastest run) | per submission | 2 jobs vs 1 | driver peak "
+              "| largest worker peak |",
               "|---|---|---|---|---|---|---|"]
     one = {r["submissions"]: r["wall"] for r in data["scaling"] if r["jobs"] == 1}
     for r in data["scaling"]:
         speed = f"{one[r['submissions']] / r['wall']:.2f}×" if r["jobs"] == 2 and r["submissions"] in one else ""
         lines.append(f"| {r['submissions']} | {r['jobs']} | {r['wall']:.1f} s | {r['wall'] / r['submissions']:.3f} s | "
                      f"{speed} | {r['driver_mb']:.0f} MB | {r['worker_mb']:.0f} MB |")
-    lines += ["", "Peak memory is `getrusage` in the process running the CLI: its own, and the largest of its "
+    lines += ["", *line_through(data["scaling"]),
+              "", "Peak memory is `getrusage` in the process running the CLI: its own, and the largest of its "
               "waited-for children (a pool worker; a sandboxed child is smaller).", "",
               "## Where every core-second of a batch goes", "",
               "`benchmarks/profile_batch.py`: the whole `autograde` of each class above in one process, submissions "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import sys
 import time
@@ -194,6 +195,7 @@ def autograde_command(assignment, student, jobs, timeout, unsafe, scheduler, wat
     if refused:
         click.secho(f"{len(refused)} submission(s) could not be read by nbgrader and got 0: {', '.join(refused)}",
                     fg="yellow", err=True)
+    gc.freeze()  # a batch leaves many objects behind: the interpreter need not collect them all on its way out
 
 
 def _watch(assignment: str, settings, jobs: int, collect: bool, interval: float) -> None:

@@ -123,7 +123,8 @@ class _Definition:
             solution_cells=[copy(c, "name") for c in notebook.solution_cells],
             task_cells=[copy(c, "name", "max_score") for c in notebook.task_cells])
         self.source_cells = {c.name: c for c in self.notebook.source_cells}
-        self.graded_cells = {c.name: c for c in self.notebook.task_cells} | {c.name: c for c in self.notebook.grade_cells}
+        graded = [*self.notebook.task_cells, *self.notebook.grade_cells]  # a grade cell wins, as in nbgrader
+        self.graded_cells = {c.name: c for c in graded}
 
 
 class _Handle:
