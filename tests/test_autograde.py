@@ -377,6 +377,34 @@ def test_bulk_recording_equals_nbgraders_own_converter(prepared, tmp_path):
         assert tampered.score == gb.find_submission_notebook(ASSIGNMENT, ASSIGNMENT, "right").score > 0
 
 
+def test_deleted_test_cells_are_put_back_and_graded(prepared, tmp_path):
+    """A student who deleted test cells (the one below its public checks, the one after a deleted answer,
+    and the first) is graded as if they had not: nbgrader's own converter refuses the whole submission
+    (``KeyError``: the cell above a deleted test cell in the source is not a grade or answer cell)."""
+    course = copy_course(prepared / "course", tmp_path / "course")
+    right = nbformat.read(submitted(course, "right"), as_version=4)
+    ids = [c.metadata.nbgrader["grade_id"] for c in right.cells if is_test_cell(c)]
+    gone = {ids[0], ids[1], f"{ids[1]}-answer", f"{ids[1]}-check", ids[-1]}
+    pruned = copy.deepcopy(right)
+    pruned.cells = [c for c in pruned.cells if c.metadata.get("nbgrader", {}).get("grade_id") not in gone]
+    submitted(course, "pruned").parent.mkdir(parents=True)
+    nbformat.write(pruned, submitted(course, "pruned"))
+    done = reading_maths(course, "autograde", ASSIGNMENT, "--student", "pruned")
+    assert "could not be read" not in done.stderr, done.stderr
+    reading_maths(course, "autograde", ASSIGNMENT, "--student", "right")
+    scores, full = auto_scores(course, "pruned"), auto_scores(course, "right")
+    assert scores[ids[0]] == full[ids[0]] > 0 and scores[ids[-1]] == full[ids[-1]] > 0  # their answers are there
+    assert scores[ids[1]] == 0  # the answer itself was deleted
+    assert {q: scores[q] for q in ids[2:-1]} == {q: full[q] for q in ids[2:-1]}
+    graded = nbformat.read(course / "autograded" / "pruned" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
+    order = [c.metadata.get("nbgrader", {}).get("grade_id") for c in graded.cells]
+    for qid in (ids[0], ids[-1]):  # back below the public checks, with the feedback in them
+        assert order.index(qid) == order.index(f"{qid}-check") + 1
+        cell = graded.cells[order.index(qid)]
+        assert cell.id.startswith("restored-") and f"{qid}: {full[qid]:g} /" in cell.outputs[0]["text"]
+    assert order.index(ids[1]) == order.index(f"{ids[0]}") + 1  # nothing of its own left above it
+
+
 # --- stock nbgrader autograde (the hidden test cells call reading_maths.nbgrader.in_kernel) --------------------
 
 

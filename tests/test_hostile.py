@@ -60,8 +60,10 @@ RUNNABLE = {name: a for name, a in ATTACKS.items() if ISOLATED or not a.isolated
 MODES = ["root", "user"] if os.geteuid() == 0 else ["user"]
 TIMEOUT = 3
 SECRET = f"rm-hostile-secret-{uuid.uuid4().hex}"
-# demo/ is the throwaway class `reading-maths demo` rebuilds from scratch (other tests run it meanwhile)
-SKIP_TREE = {".venv", ".git", "__pycache__", ".pytest_cache", ".ruff_cache", ".ipynb_checkpoints", "demo"}
+# demo/ is the throwaway class `reading-maths demo` rebuilds from scratch, and screenshots/ the browser tests'
+# pictures, which they delete and take again: other tests do both while this batch runs
+SKIP_TREE = {".venv", ".git", "__pycache__", ".pytest_cache", ".ruff_cache", ".ipynb_checkpoints", "demo",
+             "screenshots"}
 WRONG_CANARY = '''def softmax(z, T=1.0):
     z = np.asarray(z, dtype=float) / T
     e = np.exp(z)

@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import jsonschema
+import nbformat
 from nbconvert.preprocessors import ClearMetadataPreprocessor
 from nbformat import NotebookNode
 from nbformat.v4 import new_output
@@ -149,10 +150,13 @@ class SaveFeedbackComments(NbGraderPreprocessor):
 
 
 class RestoreCells(OverwriteCells):
-    """nbgrader's ``OverwriteCells``, giving the grade cells it puts back a fixed cell id.
+    """nbgrader's ``OverwriteCells``, giving the grade cells it puts back a fixed cell id, and putting back
+    every deleted grade cell.
 
     nbformat would draw a random id for them, and a submission with a deleted grade cell would get a
-    different autograded file on each run.
+    different autograded file on each run.  nbgrader puts a deleted grade cell back after the cell just
+    above it in the source, and raises ``KeyError`` (refusing the whole submission) when that one is not a
+    grade or answer cell of the submission, as every test cell of this course, below its public checks, is.
     """
 
     def preprocess(self, nb: NotebookNode, resources: dict) -> tuple[NotebookNode, dict]:
@@ -160,8 +164,37 @@ class RestoreCells(OverwriteCells):
         self._taken = {c.get("id") for c in nb.cells}
         return super().preprocess(nb, resources)
 
+    def add_missing_grade_cells(self, nb: NotebookNode, resources: dict) -> tuple[NotebookNode, dict]:
+        """nbgrader's where it can place them all; else each missing grade cell after the nearest cell above it
+        in the source that the submission still has (first when there is none)."""
+        source = self.gradebook.find_notebook(self.notebook_id, self.assignment_id)
+        order = [cell.name for cell in source.source_cells]
+        placed = {c.metadata.nbgrader["grade_id"] for c in nb.cells if nbutils.is_grade(c) or nbutils.is_solution(c)}
+        for cell in source.grade_cells:  # nbgrader's walk, to see whether it finds a place for each
+            if cell.name not in placed:
+                above = order.index(cell.name) - 1
+                if above >= 0 and order[above] not in placed:
+                    break
+                placed.add(cell.name)
+        else:
+            return super().add_missing_grade_cells(nb, resources)
+        solutions = {cell.name for cell in source.solution_cells}
+        for cell in source.grade_cells:
+            places = {c.metadata.nbgrader.get("grade_id"): i for i, c in enumerate(nb.cells)
+                      if "nbgrader" in c.metadata}
+            if cell.name in places:
+                continue
+            self.log.warning(f"Missing grade cell {cell.name} encountered, adding to notebook")
+            above = [places[name] for name in reversed(order[:order.index(cell.name)]) if name in places]
+            restored = self.missing_cell_transform(source.source_cells[order.index(cell.name)], cell.max_score,
+                                                   is_solution=cell.name in solutions)
+            nb.cells.insert(above[0] + 1 if above else 0, restored)
+        return nb, resources
+
     def missing_cell_transform(self, source_cell, max_score, is_solution=False, is_task=False):
-        cell = super().missing_cell_transform(source_cell, max_score, is_solution=is_solution, is_task=is_task)
+        # nbgrader's cell has plain dicts inside, which its second pass reads back from the file as nodes
+        cell = nbformat.from_dict(super().missing_cell_transform(source_cell, max_score, is_solution=is_solution,
+                                                                 is_task=is_task))
         if self._with_ids:
             base = "restored-" + re.sub(r"[^A-Za-z0-9_-]", "-", source_cell.name)[:50]
             candidate, n = base, 1
