@@ -59,4 +59,4 @@ lint: $(STAMP)
 clean:
 	rm -rf $(VENV) autograded/* submitted feedback exchange gradebook.db
 
-bench: $(STAMP) system-packages ; $(BIN)/python benchmarks/bench.py  # slow (about an hour), not part of test: see benchmarks/README.md
+bench: $(STAMP) system-packages ; $(BIN)/python benchmarks/bench.py  # slow (about half an hour), not part of test: see benchmarks/README.md

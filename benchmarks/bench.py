@@ -1,7 +1,7 @@
 """``make bench``: reading-maths against stock nbgrader on all four assignments, a whole-batch profile of
 each, and a scaling table; writes ``benchmarks/results.md`` and prints it.
 
-    .venv/bin/python benchmarks/bench.py                                   # the full run (about an hour)
+    .venv/bin/python benchmarks/bench.py                                   # the full run (about half an hour)
     .venv/bin/python benchmarks/bench.py --students 6 --sizes 10 20 --out /tmp/bench.md   # a quick check
 
 For each assignment: a synthetic class (:mod:`synthetic`), graded by ``reading-maths autograde A --jobs 2``
