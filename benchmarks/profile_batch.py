@@ -29,7 +29,7 @@ from pathlib import Path
 
 T0, C0 = time.perf_counter(), time.process_time()
 from reading_maths.nbgrader import autograde as ag  # noqa: E402 - the import is what is timed
-from reading_maths.sandbox import ahead, process  # noqa: E402
+from reading_maths.sandbox import ahead, stopping  # noqa: E402
 from reading_maths.sandbox.process import choose  # noqa: E402
 
 IMPORTS, IMPORTS_CPU = time.perf_counter() - T0, time.process_time() - C0
@@ -77,7 +77,7 @@ def process_cpu(pids: list[int]) -> float:
         except OSError:
             continue
         total += sum(int(f) for f in fields[11:15]) / TICK  # utime, stime, and those of reaped children
-        pids += process._children(pid)
+        pids += stopping._children(pid)
     return total
 
 

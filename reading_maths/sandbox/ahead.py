@@ -23,7 +23,8 @@ import subprocess
 
 from reading_maths.sandbox.cgroups import Cgroup
 from reading_maths.sandbox.nursery import Forked, NoZygote, Nursery
-from reading_maths.sandbox.process import SLOTS, Dying, Sandbox, stop
+from reading_maths.sandbox.process import SLOTS, Sandbox
+from reading_maths.sandbox.stopping import Dying, stop
 
 Started = tuple["subprocess.Popen | Forked", "Cgroup | None"]
 log = logging.getLogger(__name__)

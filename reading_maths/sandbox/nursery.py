@@ -31,12 +31,10 @@ from reading_maths.sandbox.process import (
     SCRATCH_BYTES,
     Sandbox,
     bound_paths,
-    kill,
-    kill_uid,
     sandbox_uid,
     site_paths,
-    stop,
 )
+from reading_maths.sandbox.stopping import kill, kill_uid, stop
 
 START_TIMEOUT = 30.0
 HELLO_TIMEOUT = 10.0
@@ -55,7 +53,7 @@ class Forked:
 
     def __init__(self, pid: int, init: int, to_child: int, from_child: int, moved: Future | None):
         self.pid, self.init = pid, init
-        self.stdin = open(to_child, "wb", buffering=0)  # noqa: SIM115 - closed by process.Dying
+        self.stdin = open(to_child, "wb", buffering=0)  # noqa: SIM115 - closed by stopping.Dying
         self.stdout = open(from_child, "rb")  # noqa: SIM115
         self.returncode: int | None = None
         self._exited = os.pidfd_open(init)

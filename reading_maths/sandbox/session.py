@@ -20,8 +20,9 @@ from reading_maths.sandbox.ahead import Starter
 from reading_maths.sandbox.channel import Child, ChildGone
 from reading_maths.sandbox.errors import CallTimeout, ProcessDied, StudentError
 from reading_maths.sandbox.patching import Patch
-from reading_maths.sandbox.process import Sandbox, kill, remove_scratch
+from reading_maths.sandbox.process import Sandbox, remove_scratch
 from reading_maths.sandbox.proxy import Proxy
+from reading_maths.sandbox.stopping import kill
 from reading_maths.sandbox.trials import function_source
 
 MAX_RESTARTS = 8
