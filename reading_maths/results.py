@@ -31,6 +31,8 @@ class QuestionResult:
     status: Status = "passed"
     problem: str = ""
     """why the question could not be graded normally (status error, timeout or missing)"""
+    mistake_messages: dict[str, str] = field(default_factory=dict)
+    """the catalogue's message of each mistake in :attr:`mistakes` (``id -> message``)"""
 
     @property
     def score(self) -> float:
@@ -57,6 +59,7 @@ class QuestionResult:
             "status": self.status,
             "feedback": self.feedback,
             "mistakes": self.mistakes,
+            "mistake_messages": {m: self.mistake_messages.get(m, "") for m in self.mistakes},
             "cases": [asdict(c) | {"message": c.message} for c in self.cases],
         }
 

@@ -11,9 +11,6 @@ recording steps (``LimitOutput``, ``SaveAutoGrades``, ``AssignLatePenalties``) a
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 from nbconvert.preprocessors import ClearMetadataPreprocessor
 from nbformat import NotebookNode
 from nbformat.v4 import new_output
@@ -56,10 +53,7 @@ def feedback_lines(question: QuestionResult | None, qid: str, points: float) -> 
 
 def notebook_notes(result: GradeResult | None) -> list[str]:
     """Notes about the whole notebook (restored cells, cells that raised), shown once."""
-    if not result:
-        return []
-    folder = str(Path(result.notebook).parent) + os.sep  # the student's folder: paths relative to it
-    return [f" - {e.replace(folder, '')}" for e in result.errors]
+    return [f" - {e}" for e in result.errors] if result else []
 
 
 class InjectResults(NbGraderPreprocessor):
