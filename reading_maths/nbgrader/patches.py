@@ -50,14 +50,14 @@ RECORDING_MODULES = (
 def gradebooks_opened_by(opener: Callable[..., Any]) -> Iterator[None]:
     """For the ``with`` block, ``Gradebook(...)`` in each of :data:`RECORDING_MODULES` calls ``opener`` instead."""
     modules = [importlib.import_module(name) for name in RECORDING_MODULES]
-    originals = [module.Gradebook for module in modules]
+    originals = [getattr(module, "Gradebook") for module in modules]  # noqa: B009 - a module's name, rebound
     try:
         for module in modules:
-            module.Gradebook = opener
+            setattr(module, "Gradebook", opener)  # noqa: B010
         yield
     finally:
         for module, original in zip(modules, originals, strict=True):
-            module.Gradebook = original
+            setattr(module, "Gradebook", original)  # noqa: B010
 
 
 @functools.cache
@@ -130,8 +130,8 @@ class RestoreCells(OverwriteCells):
         placed = {c.metadata.nbgrader["grade_id"] for c in nb.cells if nbutils.is_grade(c) or nbutils.is_solution(c)}
         for cell in source.grade_cells:  # nbgrader's walk, to see whether it finds a place for each
             if cell.name not in placed:
-                above = order.index(cell.name) - 1
-                if above >= 0 and order[above] not in placed:
+                just_above = order.index(cell.name) - 1
+                if just_above >= 0 and order[just_above] not in placed:
                     break
                 placed.add(cell.name)
         else:
