@@ -31,6 +31,12 @@ PAGES = template.Loader(str(Path(__file__).resolve().parent / "checks_pages"), a
 
 
 class Base(HubOAuthenticated, web.RequestHandler):
+    def check_xsrf_cookie(self):
+        """A token (a kernel's request) needs no XSRF token, a browser's cookie does: tornado checks before it
+        asks who the caller is, so ask first."""
+        _ = self.current_user
+        return super().check_xsrf_cookie()
+
     @property
     def desk(self) -> Desk:
         return self.settings["desk"]
