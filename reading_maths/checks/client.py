@@ -64,7 +64,8 @@ def lines(answer: dict) -> list[str]:
     """An answer as plain text lines."""
     if "refused" in answer:
         when = answer.get("next_allowed")
-        return [f"Check refused: {answer['refused']}", *([f"Next check allowed at {when} (UTC)."] if when else [])]
+        later = [f"Next check allowed at {when} (UTC)."] if when and when not in answer["refused"] else []
+        return [f"Check refused: {answer['refused']}", *later]
     head = f"Check {answer['id']} of {answer['notebook']}"
     out = [head + (f": {answer['score']:g} / {answer['max_score']:g}" if "score" in answer else "")]
     for q in answer["questions"]:
