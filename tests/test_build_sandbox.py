@@ -21,7 +21,7 @@ from reading_maths.course import Assignment
 from reading_maths.grading.engine import Settings, grade
 from reading_maths.notebook import SOLUTION_MARKERS, grade_id, is_test_cell
 from reading_maths.sandbox.errors import CallTimeout, StudentError
-from reading_maths.sandbox.trials import definition, run_patched
+from reading_maths.sandbox.mutant_calls import definition, run_patched
 from test_sandbox import SANDBOX, session
 
 SOURCE = ROOT / "source" / "build" / "build.ipynb"

@@ -27,8 +27,8 @@ from reading_maths.kit.decoys import decoys
 from reading_maths.kit.mutation import Mutant, mutants, parse_function
 from reading_maths.kit.probes import probes
 from reading_maths.sandbox.errors import CallTimeout, ProcessDied
+from reading_maths.sandbox.mutant_calls import definition
 from reading_maths.sandbox.rerun import run_fresh
-from reading_maths.sandbox.trials import definition
 
 BUDGET = 90.0
 """Seconds for all the trials of one entry; a test slower than that is judged on the mutants tried."""

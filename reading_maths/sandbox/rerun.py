@@ -35,12 +35,12 @@ from concurrent.futures import ThreadPoolExecutor
 from types import CodeType
 from typing import Any
 
-from reading_maths.sandbox import wire
-from reading_maths.sandbox.ahead import starter
+from reading_maths.sandbox.child_starter import starter
 from reading_maths.sandbox.errors import CallTimeout, ProcessDied, StudentError
+from reading_maths.sandbox.inside import wire
+from reading_maths.sandbox.mutant_calls import Remote, function_lines, replace_function
 from reading_maths.sandbox.process import SLOTS
 from reading_maths.sandbox.session import Cell, StudentSession
-from reading_maths.sandbox.trials import Remote, function_lines, replace_function
 
 Outcome = tuple[str, Any]
 WORKERS = 2
