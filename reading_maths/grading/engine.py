@@ -107,7 +107,7 @@ def grade(nb_path: Path, settings: Settings, root: Path) -> GradeResult:
     upto = [places.get(g.question) for g in graders]
     ahead = starter(settings.sandbox, assignment.imports) if settings.ahead and settings.sandbox.isolated else None
     session = StudentSession(cells, names, settings.sandbox, settings.cell_timeout, settings.call_timeout,
-                             upto=upto[0] if upto else None, starter=ahead)
+                             upto=upto[0] if upto else None, starter=ahead, preload=assignment.imports)
     with session, warnings.catch_warnings(), np.errstate(all="ignore"), \
             contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
         warnings.simplefilter("ignore")
