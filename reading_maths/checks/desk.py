@@ -29,7 +29,7 @@ from reading_maths.course import assignments, recognise
 from reading_maths.grading.batch import WORKER_NICENESS, grade_one
 from reading_maths.grading.engine import Settings
 from reading_maths.results import GradeResult
-from reading_maths.sandbox.ahead import starter
+from reading_maths.sandbox.child_starter import starter
 
 MAX_NOTEBOOK_BYTES = 16 << 20
 
