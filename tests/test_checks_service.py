@@ -145,6 +145,21 @@ def test_attempts_per_question(desk, course):
     assert unknown.value.status == 400
 
 
+def test_one_check_at_a_time_per_student(desk, course):
+    import asyncio
+
+    limits(course, "[defaults]\nattempts = 10\n")
+
+    async def twice():
+        return await asyncio.gather(desk.ask("gus", "code/code.ipynb", variant(0)),
+                                    desk.ask("gus", "code/code.ipynb", variant(1)), return_exceptions=True)
+
+    first, second = run(twice())
+    assert first["score"] == first["max_score"]
+    assert isinstance(second, Refused) and "still running" in second.reason
+    assert run(desk.ask("gus", "code/code.ipynb", variant(1)))["score"] < first["score"]  # once it has answered
+
+
 @pytest.mark.parametrize("show", ["scores", "messages"])
 def test_the_instructor_chooses_scores_messages_or_both(desk, course, show):
     limits(course, f'[assignments.code]\nshow = "{show}"\n')
