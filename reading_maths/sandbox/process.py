@@ -68,7 +68,7 @@ class Limits:
 
 
 HERE = Path(__file__).resolve().parent
-CHILD_FILES = ("child.py", "wire.py", "portable.py", "patching.py", "zygote.py")
+CHILD_FILES = ("child.py", "wire.py", "portable.py", "patching.py", "zygote.py", "notebook_shell.py")
 """All of this package the child sees: its entry point, the wire it speaks, the functions that travel on it
 as data, how it runs a patched call, and the fork server that starts it in a batch (nothing of the kit)."""
 ZYGOTE_CAPABILITIES = ("CAP_SYS_ADMIN", "CAP_SETUID", "CAP_SETGID", "CAP_SETPCAP", "CAP_NET_ADMIN")

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
+from reading_maths.cells import to_python
 from reading_maths.sandbox import wire
 from reading_maths.sandbox.ahead import Starter
 from reading_maths.sandbox.channel import Child, ChildGone
@@ -35,6 +36,11 @@ class Cell:
     index: int
     label: str
     source: str
+    code: str = ""
+    """the Python the child runs: IPython's reading of ``source`` (:func:`reading_maths.cells.to_python`)"""
+
+    def __post_init__(self) -> None:
+        self.code = self.code or to_python(self.source)
 
 
 @dataclass
@@ -117,7 +123,7 @@ class StudentSession:
         self._spoke, self._blamed = True, False
         deadline = min(time.monotonic() + self.cell_timeout, self._end)
         try:
-            self._child.send({"op": "run", "cells": [{"id": c.index, "source": c.source} for c in todo]}, deadline)
+            self._child.send({"op": "run", "cells": [{"id": c.index, "source": c.code} for c in todo]}, deadline)
             self._run(todo, deadline)
         except ChildGone:
             self._stop_child()
@@ -134,7 +140,7 @@ class StudentSession:
             self._child = Child(*self.sandbox.spawn(self._scratch))
         todo = self._due()
         deadline = min(time.monotonic() + self.cell_timeout, self._end)
-        self._child.send({"cells": [{"id": c.index, "source": c.source} for c in todo], "names": self.names},
+        self._child.send({"cells": [{"id": c.index, "source": c.code} for c in todo], "names": self.names},
                          deadline)
         self._run(todo, deadline)
 
@@ -259,7 +265,7 @@ class StudentSession:
         line, function = message.get("line"), message.get("function")
         if cell is None or not isinstance(line, int) or not isinstance(function, str):
             raise LookupError(f"the source of {name} is not in the notebook")
-        return function_source(cell.source, line, function)
+        return function_source(cell.code, line, function)
 
     def _exchange(self, request: dict, name: str, callbacks: list[Callable], ends: str) -> dict:
         """Send one request and serve callbacks until the reply ``ends`` (``return``, ``located``) comes."""
