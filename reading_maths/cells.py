@@ -2,7 +2,7 @@
 
 IPython's own :class:`~IPython.core.inputtransformer2.TransformerManager` turns line magics, ``!cmd``,
 ``x?`` help, prompts pasted from a console and a cell's common indentation into Python calls on
-``get_ipython()``, which the sandboxed child answers (:mod:`reading_maths.sandbox.child`). Cell magics are
+``get_ipython()``, which the sandboxed child answers (:mod:`reading_maths.sandbox.inside.notebook_shell`). Cell magics are
 read here, each as IPython treats its body:
 
 - the body runs in the notebook's namespace (``%%time``, ``%%capture``, ``%%prun``): the magic's line is

@@ -21,7 +21,7 @@ from reading_maths.course import Assignment
 from reading_maths.grading.engine import Settings, grade
 from reading_maths.notebook import SOLUTION_MARKERS, grade_id, is_test_cell
 from reading_maths.sandbox.errors import CallTimeout, StudentError
-from reading_maths.sandbox.trials import definition, run_patched
+from reading_maths.sandbox.mutant_calls import definition, run_patched
 from test_sandbox import SANDBOX, session
 
 SOURCE = ROOT / "source" / "build" / "build.ipynb"
@@ -29,10 +29,10 @@ IMPLEMENTATION = "def twice(x):\n    # doubles\n    return 2 * x\n\nimplementati
 TEST = "def test_1():\n    assert twice(3) == 6\n"
 HIJACK_PATCHES = '''
 import importlib
-patching = importlib.import_module("patching")  # the child's own module for patched calls, beside child.py
+patched_call = importlib.import_module("patched_call")  # the child's own module for patched calls, beside child.py
 def always_fails(*args, **kwargs):
     raise AssertionError("caught!")
-patching.call_patched = always_fails   # every mutant "killed": the decoys tell
+patched_call.call_patched = always_fails   # every mutant "killed": the decoys tell
 '''
 LIE_ABOUT_SOURCE = '''
 import sys

@@ -19,7 +19,7 @@ from reading_maths.course import Assignment, recognise
 from reading_maths.grading.causes import Notebook, explain
 from reading_maths.notebook import NotANotebook, grade_id, is_test_cell, nbgrader_meta, read_notebook
 from reading_maths.results import GradeResult
-from reading_maths.sandbox.ahead import starter
+from reading_maths.sandbox.child_starter import starter
 from reading_maths.sandbox.process import Sandbox
 from reading_maths.sandbox.session import Cell, StudentSession
 

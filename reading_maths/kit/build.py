@@ -27,7 +27,7 @@ from reading_maths.kit.entries import EntryFormatError, read_entry, same_output,
 from reading_maths.kit.reference import hidden_rng
 from reading_maths.kit.strength import MIN_MUTANTS, judged, variations
 from reading_maths.sandbox.errors import CallTimeout, ProcessDied, StudentError
-from reading_maths.sandbox.trials import definition
+from reading_maths.sandbox.mutant_calls import definition
 
 ENTRIES = (1, 2, 3)
 THRESHOLDS = (0.5, 0.7, 0.85, 1.0)

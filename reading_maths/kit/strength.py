@@ -23,7 +23,7 @@ import numpy as np
 from reading_maths.kit.entries import same_output
 from reading_maths.kit.mutation import Mutant, decoys, mutants, parse_function
 from reading_maths.sandbox.errors import CallTimeout, ProcessDied
-from reading_maths.sandbox.trials import definition, run_patched
+from reading_maths.sandbox.mutant_calls import definition, run_patched
 
 BUDGET = 90.0
 """Seconds for all the mutants of one entry; a test slower than that is judged on the ones tried."""

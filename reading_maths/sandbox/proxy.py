@@ -6,8 +6,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from reading_maths.sandbox.patching import Patch
-from reading_maths.sandbox.trials import Remote
+from reading_maths.sandbox.inside.patched_call import Patch
+from reading_maths.sandbox.mutant_calls import Remote
 
 if TYPE_CHECKING:
     from reading_maths.sandbox.session import StudentSession

@@ -16,15 +16,15 @@ from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
 from reading_maths.cells import to_python
-from reading_maths.sandbox import wire
-from reading_maths.sandbox.ahead import Starter
-from reading_maths.sandbox.channel import Child, ChildGone
+from reading_maths.sandbox.channel import ChildGone, ChildPipes
+from reading_maths.sandbox.child_starter import Starter
 from reading_maths.sandbox.errors import CallTimeout, ProcessDied, StudentError
-from reading_maths.sandbox.patching import Patch
+from reading_maths.sandbox.inside import wire
+from reading_maths.sandbox.inside.patched_call import Patch
+from reading_maths.sandbox.mutant_calls import function_source
 from reading_maths.sandbox.process import Sandbox, remove_scratch
 from reading_maths.sandbox.proxy import Proxy
 from reading_maths.sandbox.stopping import kill
-from reading_maths.sandbox.trials import function_source
 
 MAX_RESTARTS = 8
 
@@ -55,11 +55,11 @@ class StudentSession:
     upto: int | None = None
     """run only the cells before this notebook position (None: all); :meth:`advance` moves it on"""
     starter: Starter | None = None
-    """where children come from when they are started ahead (:mod:`reading_maths.sandbox.ahead`); else each
+    """where children come from when they are started ahead (:mod:`reading_maths.sandbox.child_starter`); else each
     is started when needed, and waited for when it is killed"""
     cell_errors: dict[int, str] = field(default_factory=dict)
     _skip: set[int] = field(default_factory=set)
-    _child: Child | None = None
+    _child: ChildPipes | None = None
     _scratch: Any = None
     _described: dict[str, dict] = field(default_factory=dict)
     _interruption: tuple[str, str] | None = None
@@ -134,10 +134,10 @@ class StudentSession:
         starts; cells can only start in order, so no message extends the start beyond
         ``(cells + 1) * cell_timeout``; a message out of order breaks the protocol."""
         if self.starter is not None:
-            self._child = Child(*self.starter.take())
+            self._child = ChildPipes(*self.starter.take())
         else:
             self._scratch = self._scratch or self.sandbox.new_scratch()
-            self._child = Child(*self.sandbox.spawn(self._scratch))
+            self._child = ChildPipes(*self.sandbox.spawn(self._scratch))
         todo = self._due()
         deadline = min(time.monotonic() + self.cell_timeout, self._end)
         self._child.send({"cells": [{"id": c.index, "source": c.code} for c in todo], "names": self.names},

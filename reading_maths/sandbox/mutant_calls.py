@@ -4,7 +4,7 @@ Mutation testing needs two things of a student's function, wherever it lives: th
 ``def`` (:func:`definition`), and a call made while a patch stands in for it (:func:`run_patched`).
 A :class:`Remote` function (a sandbox proxy, :class:`reading_maths.sandbox.proxy.Proxy`) asks its
 sandboxed child; a real one (under pytest or stock nbgrader's kernel) is handled in this process by
-the same :func:`reading_maths.sandbox.patching.call_patched` the child uses.
+the same :func:`reading_maths.sandbox.inside.patched_call.call_patched` the child uses.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import inspect
 import textwrap
 from typing import Any
 
-from reading_maths.sandbox.patching import Patch, call_patched
+from reading_maths.sandbox.inside.patched_call import Patch, call_patched
 
 
 class Remote(abc.ABC):
