@@ -30,6 +30,8 @@ from reading_maths.grading.engine import Settings
 from reading_maths.sandbox.process import Limits, choose
 from test_hostile import submission
 
+pytestmark = [pytest.mark.sandbox, pytest.mark.slow]
+
 REPO = Path(__file__).resolve().parents[1]
 CLASS = [f"s{i:02d}" for i in range(30)]
 SHOWN_KEYS = {"id", "user", "notebook", "assignment", "questions", "show", "score", "max_score", "errors"}
@@ -143,6 +145,21 @@ def test_attempts_per_question(desk, course):
     with pytest.raises(Refused) as unknown:
         run(desk.ask("dan", "code/code.ipynb", variant(0), ["softmax_typo"]))
     assert unknown.value.status == 400
+
+
+def test_one_check_at_a_time_per_student(desk, course):
+    import asyncio
+
+    limits(course, "[defaults]\nattempts = 10\n")
+
+    async def twice():
+        return await asyncio.gather(desk.ask("gus", "code/code.ipynb", variant(0)),
+                                    desk.ask("gus", "code/code.ipynb", variant(1)), return_exceptions=True)
+
+    first, second = run(twice())
+    assert first["score"] == first["max_score"]
+    assert isinstance(second, Refused) and "still running" in second.reason
+    assert run(desk.ask("gus", "code/code.ipynb", variant(1)))["score"] < first["score"]  # once it has answered
 
 
 @pytest.mark.parametrize("show", ["scores", "messages"])

@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from reading_maths.course import Assignment, recognise, shown_path
+from reading_maths.grading.causes import Notebook, explain
 from reading_maths.notebook import NotANotebook, grade_id, is_test_cell, nbgrader_meta, read_notebook
 from reading_maths.results import GradeResult
 from reading_maths.sandbox.child_starter import starter
@@ -74,8 +75,7 @@ def sanitize(nb, assignment: Assignment) -> tuple[list[Cell], list[str]]:
     for index, cell in enumerate(nb.cells):
         if not isinstance(cell, dict) or cell.get("cell_type") != "code" or is_test_cell(cell):
             continue
-        source = cell.get("source", "")
-        source = "".join(source) if isinstance(source, list) else str(source)
+        source = _text(cell)
         gid = grade_id(cell)
         if gid in locked:
             if source != locked[gid]:
@@ -103,6 +103,18 @@ def grade_cell_places(nb) -> dict[str, int]:
     return places
 
 
+def _text(cell) -> str:
+    source = cell.get("source", "")
+    return "".join(source) if isinstance(source, list) else str(source)
+
+
+def own_text_cells(nb, assignment: Assignment) -> list[tuple[int, str, str]]:
+    """The Markdown and Raw cells the student wrote or made (not the prompt's): ``(index, cell type, source)``."""
+    prompts = {_text(c) for c in assignment.source.cells if c.cell_type != "code"}
+    return [(i, str(c.get("cell_type")), _text(c)) for i, c in enumerate(nb.cells)
+            if isinstance(c, dict) and c.get("cell_type") in ("markdown", "raw") and _text(c) not in prompts]
+
+
 def grade(nb_path: Path, settings: Settings, root: Path, assignment: Assignment | None = None,
           shown: str | None = None) -> GradeResult:
     """Grade one notebook of ``assignment`` (None: recognised from its cells): every step above, then the
@@ -120,10 +132,13 @@ def grade(nb_path: Path, settings: Settings, root: Path, assignment: Assignment 
     with session, warnings.catch_warnings(), np.errstate(all="ignore"), \
             contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
         warnings.simplefilter("ignore")
+        first, notebook = 0, Notebook(cells, session.cell_errors, own_text_cells(nb, assignment))
         for grader, place in zip(graders, upto, strict=True):
             session.advance(place)
             session.begin_question()
             result.questions.append(grader.run(session.env(), session.interruption))
+            explain(result.questions[-1], grader.names, place, first, notebook)
+            first = place if place is not None else first
     result.errors += [session.cell_errors[i] for i in sorted(session.cell_errors, key=abs)]
     if session.start_error:
         result.errors.append(session.start_error)
