@@ -135,7 +135,7 @@ def _gradable(paths: tuple[Path, ...], root: Path,
         try:
             ids[nb] = load(nb, root)[1].id
         except NotGradable as exc:
-            unreadable[nb] = str(exc).replace(str(nb), nb.name)  # the file's name: what the student called it
+            unreadable[nb] = str(exc)
     others = []
     if assignment is not None:
         others = [f"{nb.name} is a notebook of {a}, not {assignment}" for nb, a in ids.items() if a != assignment]
@@ -156,6 +156,25 @@ def release_command(assignments):
 
     for assignment in release(_root(), list(assignments) or None):
         click.echo(f"release/{assignment}/ regenerated")
+
+
+@main.command("new-question")
+@click.argument("assignment")
+@click.argument("question")
+def new_question_command(assignment, question):
+    """Scaffold QUESTION in ASSIGNMENT: its cells in the source notebook, a grader file and corpus stubs."""
+    from reading_maths.scaffold import new_question
+
+    root = _root()
+    try:
+        written = new_question(root, assignment, question)
+    except (ValueError, FileNotFoundError, FileExistsError) as exc:
+        raise click.ClickException(str(exc)) from None
+    for path in written:
+        click.echo(f"written: {path.relative_to(root)}")
+    click.echo(f"next: the prompt and the solution in {written[0].relative_to(root)}, the cases in "
+               f"{written[1].relative_to(root)}, the corpora, then `reading-maths release {assignment}` "
+               "(graders/README.md)")
 
 
 @main.command("autograde")
