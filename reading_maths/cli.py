@@ -13,6 +13,7 @@ import click
 from reading_maths.course import find_root
 from reading_maths.grading.batch import grade_many
 from reading_maths.grading.engine import NotGradable, Settings, load
+from reading_maths.inputs import notebooks_in
 from reading_maths.reports import outputs
 from reading_maths.reports.tables import print_gathered, print_table
 from reading_maths.sandbox.process import Limits, SandboxUnavailable, choose
@@ -125,8 +126,7 @@ def _gradable(paths: tuple[Path, ...], root: Path,
     of other assignments are left out, and ``<assignment>.ipynb`` comes first. Raises when nothing
     can be graded.
     """
-    notebooks = [n for p in paths for n in (sorted(p.rglob("*.ipynb")) if p.is_dir() else [p])
-                 if ".ipynb_checkpoints" not in n.parts]
+    notebooks = [n for p in paths for n in (notebooks_in(p) if p.is_dir() and not p.is_symlink() else [p])]
     if not notebooks:
         raise click.ClickException("no notebooks found")
     unreadable: dict[Path, str] = {}
