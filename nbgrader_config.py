@@ -52,6 +52,10 @@ from reading_maths.nbgrader.exchange import configure as safe_collect  # noqa: E
 
 safe_collect(c)
 
+# `nbgrader export`: every field quoted, no cell a spreadsheet would run as a formula
+# (reading_maths/reports/spreadsheet.py; `reading-maths report`'s grades.csv is written the same way).
+c.ExportApp.plugin_class = "reading_maths.reports.spreadsheet.SafeCsvExport"
+
 # --- LMS downloads: `nbgrader zip_collect ASSIGNMENT` ------------------------------------------------
 # Put the LMS's bulk download (zip files or loose notebooks) in downloaded/<assignment>/archive/, then
 # `nbgrader zip_collect <assignment>` extracts it and files each notebook as submitted/<student>/<assignment>/.

@@ -61,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
             accounts.set_password(person)
         else:
             accounts.create(person, REPO, COMMENT)
-    site = make_site(args.site, env, [p.name for p in people], port=args.port)
+    site = make_site(args.site, env, [p.name for p in people], people[0].name, port=args.port)
     accounts.enrol(people[0], people[1:], env, site.exchange)  # the class list, with names, in the gradebook
     with running(site) as hub:
         print(f"\nThe course's JupyterHub is at {hub.url}/  (this machine only; from elsewhere: "

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -236,7 +237,15 @@ def doctor_command():
     click.echo(f"sandbox: {mode} - {names[mode]}")
     for item in found:
         click.echo(f"  [{'held' if item.held else 'NOT held'}] {item.name}: {item.why}")
-    sys.exit(0 if mode != "plain" else 1)
+    layout = []
+    if shared := os.environ.get("READING_MATHS_EXCHANGE"):  # a hub's shared exchange (hub/jupyterhub_config.py)
+        from reading_maths.nbgrader.exchange import layout_checks
+
+        layout = layout_checks(Path(shared), os.environ.get("READING_MATHS_COURSE_ID", "reading-maths"))
+        click.echo(f"exchange: {shared} (shared by the hub's accounts)")
+        for held, statement in layout:
+            click.echo(f"  [{'held' if held else 'NOT held'}] {statement}")
+    sys.exit(0 if mode != "plain" and all(held for held, _ in layout) else 1)
 
 
 @main.command("gradescope")

@@ -26,6 +26,7 @@ from __future__ import annotations
 import os
 import pwd
 import shutil
+import stat
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -34,7 +35,7 @@ from nbgrader.plugins import FileNameCollectorPlugin
 from nbgrader.utils import ignore_patterns, parse_utc
 from traitlets import Bool, Float
 
-from reading_maths.inputs import UnsafeInput, read_regular, refusal, unsafe_entries
+from reading_maths.inputs import MAX_BYTES, UnsafeInput, read_regular, refusal, unsafe_entries
 from reading_maths.nbgrader.gather import STUDENT_ID
 
 OLDEST = datetime(1970, 1, 1)
@@ -92,8 +93,14 @@ class SafeCollect(ExchangeCollect):
             record["timestamp"] = _naive_utc(parse_utc(parts[2]))
         except Exception:  # noqa: BLE001 - dateutil raises several kinds on a forged name
             record["refused"] = "its name is not student+assignment+timestamp"
-            return record
+            return self._logged(record)
         record["refused"] = self._refusal(Path(path), student, record["timestamp"])
+        return self._logged(record)
+
+    def _logged(self, record: dict) -> dict:
+        if record["refused"]:
+            shown = record["filename"].encode("unicode_escape").decode("ascii")  # control characters as escapes
+            self.log.warning("Refused %s: %s; nothing of it is collected", shown, record["refused"])
         return record
 
     def _refusal(self, entry: Path, student: str, timestamp: datetime) -> str | None:
@@ -109,6 +116,8 @@ class SafeCollect(ExchangeCollect):
             return why
         if unsafe := unsafe_entries(entry):
             return unsafe[0]
+        if large := [p.name for p in entry.rglob("*") if p.is_file() and os.lstat(p).st_size > MAX_BYTES]:
+            return f"{large[0]} is larger than {MAX_BYTES >> 20} MiB"
         if foreign := foreign_files(entry):
             return f"{foreign[0]} in it belongs to someone else"
         return None
@@ -118,13 +127,7 @@ class SafeCollect(ExchangeCollect):
         return sorted(records, key=lambda r: (r.get("refused") is None, r["timestamp"]), reverse=True)
 
     def copy_files(self):
-        accepted = []
-        for record in self.src_records:
-            if record.get("refused"):
-                self.log.warning("Refused %s: %s; nothing of it is collected", record["filename"], record["refused"])
-            else:
-                accepted.append(record)
-        self.src_records = accepted
+        self.src_records = [r for r in self.src_records if not r.get("refused")]  # each logged when found
         super().copy_files()
 
     def do_copy(self, src, dest, log=None):
@@ -139,7 +142,8 @@ class SafeCollect(ExchangeCollect):
                                                    max_file_size=self.coursedir.max_file_size, log=self.log))
         except (OSError, shutil.Error) as exc:
             shutil.rmtree(dest, ignore_errors=True)
-            self.log.error("Refused %s while copying it: %s", os.path.basename(src), exc)
+            shown = os.path.basename(src).encode("unicode_escape").decode("ascii")
+            self.log.error("Refused %s while copying it: %s", shown, str(exc).splitlines()[0][:300])
             return
 
 
@@ -153,6 +157,52 @@ class SafeFileNameCollector(FileNameCollectorPlugin):
             self.log.warning("Refused %s", why)
             return None
         return super().collect(submitted_file)
+
+
+# -- the shared exchange's layout (a hub) ------------------------------------------------------------------
+
+LAYOUT = {"": 0o1777, "{course}": 0o755, "{course}/outbound": 0o755, "{course}/inbound": 0o3733}
+"""Modes of a shared exchange, as nbgrader documents them plus the sticky bits: the root world-writable and
+sticky (nobody moves or replaces a folder they do not own), the course folder and ``outbound/`` the
+instructor's and read-only to students, ``inbound/`` write-only to students (not listable), set-gid, sticky
+(nobody renames or deletes another's entry)."""
+
+
+def lay_out(root: Path, course: str, uid: int, gid: int) -> None:
+    """Make (or repair) ``root``'s layout for ``course``: the folders below the root owned by ``uid:gid``."""
+    for relative, mode in LAYOUT.items():
+        folder = root / relative.format(course=course)
+        folder.mkdir(parents=True, exist_ok=True)
+        if relative:
+            os.lchown(folder, uid, gid)
+        os.chmod(folder, mode)  # explicit: the umask must not narrow it, nor mkdir drop the special bits
+
+
+def layout_checks(root: Path, course: str) -> list[tuple[bool, str]]:
+    """``(held, statement)`` for each property :data:`LAYOUT` gives a shared exchange, as found on disk."""
+    found = []
+    owner = None
+    for relative, mode in LAYOUT.items():
+        folder = root / relative.format(course=course)
+        name = relative.format(course=course) or "the exchange root"
+        try:
+            st = os.lstat(folder)
+        except FileNotFoundError:
+            found.append((False, f"{name} does not exist ({folder}): the hub lays it out (hub/site.py)"))
+            continue
+        if not stat.S_ISDIR(st.st_mode):
+            found.append((False, f"{name} is not a folder (a link?): {folder}"))
+            continue
+        if relative:
+            owner = st.st_uid if owner is None else owner
+            if st.st_uid != owner:
+                found.append((False, f"{name} is not owned by the course folder's owner (uid {st.st_uid})"))
+                continue
+        have = st.st_mode & 0o7777
+        open_to_all = have & 0o022 and not have & 0o1000  # others may rename what is in it
+        found.append((have == mode, f"{name} is mode {have:04o} (wanted {mode:04o}"
+                      + (": students could move, replace or plant folders there)" if open_to_all else ")")))
+    return found
 
 
 def configure(c) -> None:
