@@ -1,12 +1,10 @@
-"""A class on a real JupyterHub for the hub tests (tests/test_hub.py, tests/test_hub_hostile.py): Unix
-accounts made for the test (an instructor with a copy of the course, students), the hub's site with its
-shared exchange, the hub running; and running a command as one of those people, as their own terminal would.
-"""
+"""A class on the real hub for the hub tests (tests/test_hub.py, tests/test_hub_checks.py,
+tests/test_hub_hostile.py): Unix accounts made for the test, the hub's shared Python, JupyterHub as root;
+everything removed afterwards. :func:`as_person` runs a command as one of them, as their own terminal would."""
 
 from __future__ import annotations
 
 import os
-import secrets
 import shutil
 import subprocess
 import tempfile
@@ -36,27 +34,28 @@ def skip_unless_possible() -> None:
 
 
 @contextmanager
-def class_on_hub(students: dict[str, tuple[str, str]]):
-    """The running hub with an instructor (``people["teacher"]``) and ``students`` (key -> first, last name),
-    enrolled in the gradebook: yields ``(hub, people)``; every account and the site are removed afterwards."""
+def class_on_hub(people: dict, checks: bool = False, before=None):
+    """The running hub for ``people`` (name -> :class:`hub.accounts.Person`; the instructor enrols the others);
+    with ``checks``, the checks service runs as the instructor on their course. ``before(people)`` runs once
+    the accounts exist, before the hub starts."""
     skip_unless_possible()
     from hub import accounts
     from hub.env import ensure_env
     from hub.site import make_site, running
 
     env = ensure_env(REPO)
-    tag = secrets.token_hex(2)
-    people = {"teacher": accounts.Person(f"teach-{tag}", accounts.new_password(), instructor=True)}
-    for key, (first, last) in students.items():
-        people[key] = accounts.Person(f"{key}-{tag}", accounts.new_password(), first_name=first, last_name=last)
+    teacher = next(p for p in people.values() if p.instructor)
     root = Path(tempfile.mkdtemp(prefix="rm-hub-", dir="/tmp"))
     try:
         for person in people.values():
             accounts.create(person, REPO, COMMENT)
-        site = make_site(root, env, [p.name for p in people.values()], people["teacher"].name)
-        accounts.enrol(people["teacher"], [people[k] for k in students], env, site.exchange)
+        if before is not None:
+            before(people)
+        site = make_site(root, env, [p.name for p in people.values()], teacher.name,
+                         checks=(teacher.name, teacher.course, teacher.name) if checks else None)
+        accounts.enrol(teacher, [p for p in people.values() if not p.instructor], env, site.exchange)
         with running(site) as hub:
-            yield hub, people
+            yield hub
     finally:
         for person in people.values():
             accounts.remove(person.name)

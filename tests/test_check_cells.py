@@ -84,6 +84,9 @@ def answered(tmp_path_factory) -> dict[tuple[str, str], nbformat.NotebookNode]:
                     "blank": release}
         if assignment == "code":
             variants["wrong"] = fill(release, [a["wrong"][0] for a in pool.values()])
+            foreign = nbformat.from_dict(variants["right"])
+            foreign.cells.insert(2, nbformat.v4.new_code_cell("import rich.text"))  # installed here, not when graded
+            variants["foreign"] = foreign
         for kind, nb in variants.items():
             found[(assignment, kind)] = run_notebook(nbformat.from_dict(nb), tmp)
     return found
@@ -121,6 +124,23 @@ def test_a_wrong_answer_shows_the_course_message_without_a_traceback(answered):
         assert ename == "CheckFailed"
     summary, _ = shown(nb.cells[-1])
     assert re.search(r"^✗ ", summary, re.M) and summary.rstrip().endswith("questions pass their public checks.")
+
+
+def test_a_package_grading_lacks_is_warned_about_before_submission(answered):
+    nb = answered[("code", "foreign")]
+    for q, (out, err) in check_outputs(nb).items():
+        assert not err and out.startswith(f"{q}: ") and "note: your notebook uses rich, which the grading " \
+            "environment does not have" in out, (out, err)
+    assert "note: your notebook uses rich" in shown(nb.cells[-1])[0]
+
+
+def test_the_opening_cell_lists_the_grading_environment():
+    from reading_maths.kit.checks import GRADING_MODULES
+
+    for assignment in ASSIGNMENTS:
+        intro = nbformat.read(ROOT / "source" / assignment / f"{assignment}.ipynb", as_version=4).cells[0].source
+        listed = intro[intro.index("**The grading environment**"):].split("\n\n")[0].lower()
+        assert all(m.lower() in listed for m in GRADING_MODULES), (assignment, listed)
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)

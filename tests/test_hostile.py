@@ -50,7 +50,7 @@ from hostile.ordinary import as_user, ordinary_user
 from classroom.builder import answered
 from conftest import ROOT
 from reading_maths.notebook import grade_id
-from reading_maths.sandbox import wire
+from reading_maths.sandbox.inside import wire
 from reading_maths.sandbox.process import SCRATCH_PREFIX, UID_BASE, UID_SPAN, inspect
 
 CLI = [sys.executable, "-m", "reading_maths.cli"]

@@ -25,7 +25,7 @@ from hostile.attacks import ATTACKS
 from hostile.ordinary import as_user, ordinary_user
 
 from conftest import ROOT
-from reading_maths.sandbox import wire
+from reading_maths.sandbox.inside import wire
 from reading_maths.sandbox.session import MAX_RESTARTS
 from test_hostile import (
     MODES,

@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import secrets
 import shutil
 import subprocess
 from pathlib import Path
@@ -48,8 +49,14 @@ MARKS = {"ada": (2, "Complete: the telescoping sum and why E[g] leaves the sum. 
 @pytest.fixture(scope="module")
 def hub_class():
     """The running hub with its accounts: ``(hub, people)``; everything is removed afterwards."""
-    with class_on_hub({"ada": ("Ada", "Lovelace"), "bob": ("Bob", "Moses")}) as running:
-        yield running
+    from hub import accounts
+
+    tag = secrets.token_hex(2)
+    people = {"teacher": accounts.Person(f"teach-{tag}", accounts.new_password(), instructor=True),
+              "ada": accounts.Person(f"ada-{tag}", accounts.new_password(), first_name="Ada", last_name="Lovelace"),
+              "bob": accounts.Person(f"bob-{tag}", accounts.new_password(), first_name="Bob", last_name="Moses")}
+    with class_on_hub(people) as hub:
+        yield hub, people
 
 
 @pytest.fixture(scope="module")

@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import secrets
 import shutil
 from pathlib import Path
 
@@ -93,8 +94,14 @@ REFUSED_BY_THE_SYSTEM = ("move the course folder", "replace the course folder", 
 
 @pytest.fixture(scope="module")
 def hub_class():
-    with class_on_hub({"ada": ("Ada", "Lovelace"), "eve": ("Eve", "Hacker")}) as running:
-        yield running
+    from hub import accounts
+
+    tag = secrets.token_hex(2)
+    people = {"teacher": accounts.Person(f"teach-{tag}", accounts.new_password(), instructor=True),
+              "ada": accounts.Person(f"ada-{tag}", accounts.new_password(), first_name="Ada", last_name="Lovelace"),
+              "eve": accounts.Person(f"eve-{tag}", accounts.new_password(), first_name="Eve", last_name="Hacker")}
+    with class_on_hub(people) as hub:
+        yield hub, people
 
 
 def test_hostile_students_on_the_hub(hub_class):
