@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -13,6 +14,7 @@ import click
 from reading_maths.course import find_root
 from reading_maths.grading.batch import grade_many
 from reading_maths.grading.engine import NotGradable, Settings, load
+from reading_maths.inputs import notebooks_in
 from reading_maths.reports import outputs
 from reading_maths.reports.tables import print_gathered, print_table
 from reading_maths.sandbox.process import Limits, SandboxUnavailable, choose
@@ -125,8 +127,7 @@ def _gradable(paths: tuple[Path, ...], root: Path,
     of other assignments are left out, and ``<assignment>.ipynb`` comes first. Raises when nothing
     can be graded.
     """
-    notebooks = [n for p in paths for n in (sorted(p.rglob("*.ipynb")) if p.is_dir() else [p])
-                 if ".ipynb_checkpoints" not in n.parts]
+    notebooks = [n for p in paths for n in (notebooks_in(p) if p.is_dir() and not p.is_symlink() else [p])]
     if not notebooks:
         raise click.ClickException("no notebooks found")
     unreadable: dict[Path, str] = {}
@@ -255,7 +256,15 @@ def doctor_command():
     click.echo(f"sandbox: {mode} - {names[mode]}")
     for item in found:
         click.echo(f"  [{'held' if item.held else 'NOT held'}] {item.name}: {item.why}")
-    sys.exit(0 if mode != "plain" else 1)
+    layout = []
+    if shared := os.environ.get("READING_MATHS_EXCHANGE"):  # a hub's shared exchange (hub/jupyterhub_config.py)
+        from reading_maths.nbgrader.exchange import layout_checks
+
+        layout = layout_checks(Path(shared), os.environ.get("READING_MATHS_COURSE_ID", "reading-maths"))
+        click.echo(f"exchange: {shared} (shared by the hub's accounts)")
+        for held, statement in layout:
+            click.echo(f"  [{'held' if held else 'NOT held'}] {statement}")
+    sys.exit(0 if mode != "plain" and all(held for held, _ in layout) else 1)
 
 
 @main.command("gradescope")
