@@ -6,6 +6,7 @@ import gc
 import json
 import sys
 import time
+import warnings
 from pathlib import Path
 
 import click
@@ -21,9 +22,13 @@ from reading_maths.sandbox.session import DEFAULT_BUDGET
 
 def _settings(timeout: float, unsafe: bool, budget: float = DEFAULT_BUDGET) -> Settings:
     try:
-        sandbox = choose(allow_unsafe=unsafe, limits=Limits())
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            sandbox = choose(allow_unsafe=unsafe, limits=Limits())
     except SandboxUnavailable as exc:
         raise click.ClickException(str(exc)) from None
+    for warning in seen:
+        click.secho(f"warning: {warning.message}", fg="yellow", err=True)
     if not sandbox.isolated:
         click.secho("warning: --unsafe-no-sandbox: student code runs as a plain subprocess of this user "
                     "(rlimits only) and can read what this user can read", fg="yellow", err=True)

@@ -11,9 +11,9 @@ import pytest
 from hostile.ordinary import as_user, ordinary_user
 
 from conftest import ROOT
-from reading_maths.sandbox import wire
+from reading_maths.sandbox import uids, wire
 from reading_maths.sandbox.errors import CallTimeout, ProcessDied, StudentError
-from reading_maths.sandbox.process import SLOTS, UID_BASE, UID_SPAN, Sandbox, bound_paths, choose, sandbox_uid
+from reading_maths.sandbox.process import SLOTS, Sandbox, bound_paths, choose, sandbox_uid
 from reading_maths.sandbox.session import Cell, StudentSession
 
 SANDBOX = choose(allow_unsafe=True)
@@ -269,7 +269,7 @@ def test_the_fork_servers_children_see_what_bubblewraps_children_see(mode):
     assert kind == "Forked", "the batch's children come from the fork server here"
     for view in (forked, spawned):
         uid = view["status"].pop("Uid")
-        assert len(set(uid)) == 1 and UID_BASE <= int(uid[0]) < UID_BASE + UID_SPAN
+        assert len(set(uid)) == 1 and int(uid[0]) in uids.configured()
         view["status"].pop("Gid")
     assert forked == spawned
     assert forked["pids"] == ["1", "2"] and forked["pid"] == 2 and forked["net"] != "open"
