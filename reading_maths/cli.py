@@ -306,5 +306,29 @@ def report_command(assignment, out):
         click.echo(f"{kind}: {path}")
 
 
+@main.group("checks")
+def checks_group():
+    """The checks students asked the hidden tests for on the hub (docs/checks.md)."""
+
+
+@checks_group.command("export")
+@click.option("--db", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="The checks database (default: checks.sqlite in the course).")
+@click.option("--format", "fmt", type=click.Choice(["csv", "jsonl"]), default="csv", show_default=True)
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="Write here (default: standard output).")
+def checks_export_command(db, fmt, out):
+    """Every check request (who, when, the notebook's sha256, the outcome and the result), oldest first."""
+    from reading_maths.checks.store import export
+
+    db = db or _root() / "checks.sqlite"
+    if not db.is_file():
+        raise click.ClickException(f"no checks database at {db}")
+    text = export(db, fmt)
+    if out:
+        out.write_text(text, encoding="utf-8")
+    else:
+        click.echo(text, nl=False)
+
+
 if __name__ == "__main__":
     main()

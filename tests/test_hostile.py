@@ -50,7 +50,8 @@ from hostile.ordinary import as_user, ordinary_user
 from classroom.builder import answered
 from conftest import ROOT
 from reading_maths.notebook import grade_id
-from reading_maths.sandbox import uids, wire
+from reading_maths.sandbox import uids
+from reading_maths.sandbox.inside import wire
 from reading_maths.sandbox.process import SCRATCH_PREFIX, inspect
 
 CLI = [sys.executable, "-m", "reading_maths.cli"]

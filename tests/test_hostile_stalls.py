@@ -28,7 +28,7 @@ from hostile.attacks import ATTACKS, SLOW_BUT_RIGHT, SLOW_CALL
 from hostile.ordinary import as_user, ordinary_user
 
 from conftest import ROOT
-from reading_maths.sandbox import wire
+from reading_maths.sandbox.inside import wire
 from reading_maths.sandbox.session import MAX_RESTARTS
 from test_hostile import (
     MODES,

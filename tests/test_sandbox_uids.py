@@ -22,13 +22,13 @@ import pytest
 from hostile.attacks import ATTACKS
 
 from reading_maths.sandbox import uids
-from reading_maths.sandbox.ahead import Starter
+from reading_maths.sandbox.child_starter import Starter
 from reading_maths.sandbox.process import choose, sandbox_uid
 from reading_maths.sandbox.session import Cell, StudentSession
 from test_hostile import grade, processes, run_cli, shared_folder, submission
 
 root_only = pytest.mark.skipif(os.geteuid() != 0, reason="host uids of their own are given only as root")
-SMALL = uids.UidRange(1879113728, 1879113742)
+SMALL = uids.UidRange(1879113728, 1879113728 + 5 * uids.BLOCK - 1)
 """Five blocks just above the default range: the batch test's own."""
 
 
@@ -100,7 +100,7 @@ def test_a_range_overlapping_a_subuid_grant_is_refused_with_a_clear_message(tmp_
 
 @root_only
 def test_a_range_whose_every_block_is_in_use_is_refused(monkeypatch):
-    one = uids.UidRange(SMALL.first, SMALL.first + uids.SLOTS - 1)
+    one = uids.UidRange(SMALL.first, SMALL.first + uids.BLOCK - 1)
     monkeypatch.setenv("READING_MATHS_UIDS", str(one))
     with running_as(one.first + 1) as victims:
         doctor = run_cli("root", "doctor").stdout
@@ -133,7 +133,7 @@ class UidsSeen:
 @root_only
 def test_another_accounts_processes_in_the_range_survive_a_batch(monkeypatch):
     monkeypatch.setenv("READING_MATHS_UIDS", str(SMALL))
-    taken = [SMALL.first + block * uids.SLOTS for block in range(3)]  # blocks 0-2 of 5: the graders get 3 and 4
+    taken = [SMALL.first + block * uids.BLOCK for block in range(3)]  # blocks 0-2 of 5: the graders get 3 and 4
     folder = shared_folder()
     submission(folder, "a_kill_everything", ATTACKS["kill_everything"], 0)
     for i in range(2):
@@ -148,14 +148,14 @@ def test_another_accounts_processes_in_the_range_survive_a_batch(monkeypatch):
     honest = [r for r in results if "honest" in r["notebook"]]
     assert len(honest) == 2 and all(r["score"] == r["max_score"] > 0 for r in honest), honest
     graders = seen.seen - set(taken)
-    assert graders and all(u >= SMALL.first + 3 * uids.SLOTS for u in graders), sorted(seen.seen)
+    assert graders and all(u >= SMALL.first + 3 * uids.BLOCK for u in graders), sorted(seen.seen)
 
 
 @root_only
 def test_stopping_sandboxes_never_kills_another_process_of_their_uid():
     sandbox = choose()
     assert sandbox.mode == "bwrap"
-    mine = [sandbox_uid(slot) for slot in range(uids.SLOTS)]
+    mine = [sandbox_uid(slot) for slot in range(uids.BLOCK)]
     cells = [Cell(0, "cell 1", "probe = 1"), Cell(1, "cell 2", "import os\ntry:\n    os.kill(-1, 9)\nexcept OSError:\n"
                                                               "    pass")]
     with running_as(*mine) as victims:

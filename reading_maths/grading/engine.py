@@ -18,7 +18,7 @@ import numpy as np
 from reading_maths.course import Assignment, recognise
 from reading_maths.notebook import NotANotebook, grade_id, is_test_cell, nbgrader_meta, read_notebook
 from reading_maths.results import GradeResult
-from reading_maths.sandbox.ahead import starter
+from reading_maths.sandbox.child_starter import starter
 from reading_maths.sandbox.process import Sandbox
 from reading_maths.sandbox.session import DEFAULT_BUDGET, Cell, StudentSession
 
@@ -109,7 +109,8 @@ def grade(nb_path: Path, settings: Settings, root: Path) -> GradeResult:
     upto = [places.get(g.question) for g in graders]
     ahead = starter(settings.sandbox, assignment.imports) if settings.ahead and settings.sandbox.isolated else None
     session = StudentSession(cells, names, settings.sandbox, settings.cell_timeout, settings.call_timeout,
-                             upto=upto[0] if upto else None, budget=settings.budget, starter=ahead)
+                             upto=upto[0] if upto else None, budget=settings.budget, starter=ahead,
+                             preload=assignment.imports)
     with session, warnings.catch_warnings(), np.errstate(all="ignore"), \
             contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
         warnings.simplefilter("ignore")

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from reading_maths.sandbox.portable import Portable
+from reading_maths.sandbox.inside.functions_as_data import Portable
 
 MAX_ENTRIES = 4096
 """Per memo; beyond it new inputs are computed but not kept (a class is graded on a few dozen)."""

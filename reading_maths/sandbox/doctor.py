@@ -6,7 +6,7 @@ import os
 from dataclasses import dataclass
 
 from reading_maths.sandbox import uids
-from reading_maths.sandbox.nursery import probe
+from reading_maths.sandbox.fork_server_client import probe
 from reading_maths.sandbox.process import Limits, Sandbox, inspect, sandbox_uid
 from reading_maths.sandbox.session import DEFAULT_BUDGET
 
@@ -66,7 +66,7 @@ def guarantees() -> tuple[str, list[Guarantee]]:
 def _uids(mode: str, why: str) -> str:
     """Which host uids sandboxes run as, or why none are reserved."""
     if mode == "bwrap":
-        block = ", ".join(str(sandbox_uid(slot)) for slot in range(uids.SLOTS))
+        block = ", ".join(str(sandbox_uid(slot)) for slot in range(uids.BLOCK))
         return (f"range {uids.configured()} (READING_MATHS_UIDS), checked free at start; this process holds "
                 f"{block}, locked under {uids.LOCKS}")
     if os.geteuid() == 0:

@@ -3,7 +3,7 @@ kernel has torn all of it down (:class:`Dying`), without waiting where the calle
 
 Only processes proven to be the child's are signalled, never "whatever runs as the sandbox uid": the
 init of its PID namespace through a pidfd opened while it was still bubblewrap's (unreaped) child or, for
-a forked child, the one :mod:`reading_maths.sandbox.nursery` opened; bubblewrap's own process group while
+a forked child, the one :mod:`reading_maths.sandbox.fork_server_client` opened; bubblewrap's own process group while
 bubblewrap is not reaped (so its pid cannot name another process yet); and the members of its cgroup
 (:meth:`reading_maths.sandbox.cgroups.Cgroup.destroy`).
 """
@@ -101,7 +101,7 @@ class Dying:
 def stop(process: subprocess.Popen, group: Cgroup | None = None) -> Dying:
     """SIGKILL the child's PID namespace, process group and cgroup, and reap bubblewrap; returns at once,
     while the kernel tears the rest down (:class:`Dying` tells when it has).  A child the fork server made
-    (:class:`reading_maths.sandbox.nursery.Forked`) holds a pidfd of its namespace's init itself."""
+    (:class:`reading_maths.sandbox.fork_server_client.Forked`) holds a pidfd of its namespace's init itself."""
     forked = hasattr(process, "init_pidfd")
     if forked:
         inits = [os.dup(process.init_pidfd())] if process.init_pidfd() is not None else []

@@ -4,8 +4,8 @@ The range is ``READING_MATHS_UIDS=FIRST-LAST`` (default :data:`DEFAULT`: above s
 524288–1879048191, below its foreign range 0x7FFE0000 and 2³¹, far above the subordinate ids Debian grants
 each new account, ``100000 + 65536·n``).  :func:`refusal` refuses it when a uid of it has a passwd or group
 entry or lies in a grant of ``/etc/subuid`` or ``/etc/subgid`` (``READING_MATHS_SUBUID`` and
-``READING_MATHS_SUBGID`` name other files).  Each grading process then takes a block of :data:`SLOTS` uids that
-no running process has as any of its uids, and holds a lock on it (a file under :data:`LOCKS`) while it
+``READING_MATHS_SUBGID`` name other files).  Each grading process then takes a block of :data:`BLOCK` uids that
+no running process has as any of its uids (:data:`BLOCK`), and holds a lock on it (a file under :data:`LOCKS`) while it
 lives, so that two graders never share a uid and no uid of another account's process is ever handed out.
 As an ordinary user the sandbox is that user on the host; the uids only name it inside its user namespace.
 """
@@ -22,7 +22,12 @@ from pathlib import Path
 DEFAULT = "1879048192-1879113727"
 """0x70000000 and the 65535 uids above it."""
 SLOTS = 3
-"""Sandbox uids per grading process: one child runs, the next waits ready, the last is still dying."""
+"""Sandbox uids per grading process for its notebooks: one child runs, the next waits ready, the last is dying."""
+RERUN_SLOTS = 2 * SLOTS
+"""The uids of the fresh children that run a notebook's code again while its own child waits, as many again
+for each of the two workers of :mod:`reading_maths.sandbox.rerun`: slots ``SLOTS`` to ``SLOTS + RERUN_SLOTS - 1``."""
+BLOCK = SLOTS + RERUN_SLOTS
+"""The uids one grading process takes."""
 LOCKS = Path("/run/reading-maths-uids")
 
 
@@ -49,8 +54,8 @@ def configured() -> UidRange:
         first, last = (int(part) for part in text.split("-"))
     except ValueError:
         raise ValueError(f"READING_MATHS_UIDS={text!r} is not FIRST-LAST (two uids)") from None
-    if not 0 < first <= last < 2**31 - 1 or last - first + 1 < SLOTS:
-        raise ValueError(f"READING_MATHS_UIDS={text!r}: need {SLOTS} or more uids between 1 and 2^31-2")
+    if not 0 < first <= last < 2**31 - 1 or last - first + 1 < BLOCK:
+        raise ValueError(f"READING_MATHS_UIDS={text!r}: need {BLOCK} or more uids between 1 and 2^31-2")
     return UidRange(first, last)
 
 
@@ -109,17 +114,17 @@ def in_use(uids: UidRange) -> set[int]:
 
 def namespace_uid(slot: int) -> int:
     """The uid a child has inside its own user namespace (``userns`` mode), where it maps to the grading user."""
-    return int(DEFAULT.split("-")[0]) + slot % SLOTS
+    return int(DEFAULT.split("-")[0]) + slot % BLOCK
 
 
 _held: dict[int, tuple[tuple[int, ...], int]] = {}
 
 
 def block() -> tuple[int, ...]:
-    """This process's :data:`SLOTS` host uids for sandboxes, taken and locked on the first call (as root; an
+    """This process's :data:`BLOCK` host uids for sandboxes, taken and locked on the first call (as root; an
     ordinary user has none: the uids inside its user namespaces)."""
     if os.geteuid() != 0:
-        return tuple(namespace_uid(slot) for slot in range(SLOTS))
+        return tuple(namespace_uid(slot) for slot in range(BLOCK))
     pid = os.getpid()
     if pid not in _held:
         _held[pid] = _take(configured())
@@ -137,10 +142,10 @@ def _lock_folder() -> Path:
 def _take(uids: UidRange) -> tuple[tuple[int, ...], int]:
     """A block of ``uids`` no process runs as, locked for this process (a forked child takes its own)."""
     folder, busy = _lock_folder(), in_use(uids)
-    blocks = (uids.last - uids.first + 1) // SLOTS
+    blocks = (uids.last - uids.first + 1) // BLOCK
     for k in range(blocks):
-        first = uids.first + (os.getpid() + k) % blocks * SLOTS
-        block = tuple(range(first, first + SLOTS))
+        first = uids.first + (os.getpid() + k) % blocks * BLOCK
+        block = tuple(range(first, first + BLOCK))
         if busy.intersection(block):
             continue
         fd = os.open(folder / str(first), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
@@ -152,5 +157,5 @@ def _take(uids: UidRange) -> tuple[tuple[int, ...], int]:
         if not in_use(UidRange(block[0], block[-1])):
             return block, fd
         os.close(fd)
-    raise UidsUnavailable(f"every block of {SLOTS} uids of the sandbox range {uids} is in use (running processes, "
+    raise UidsUnavailable(f"every block of {BLOCK} uids of the sandbox range {uids} is in use (running processes, "
                           "or other graders); set READING_MATHS_UIDS=FIRST-LAST to a larger free range")

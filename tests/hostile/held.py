@@ -19,8 +19,8 @@ import uuid
 from collections.abc import Callable
 
 from reading_maths.sandbox import uids
-from reading_maths.sandbox.ahead import Starter
-from reading_maths.sandbox.nursery import Forked
+from reading_maths.sandbox.child_starter import Starter
+from reading_maths.sandbox.fork_server_client import Forked
 from reading_maths.sandbox.process import CHILD_DIR, Limits, choose, sandbox_uid
 from reading_maths.sandbox.session import Cell, StudentSession
 
