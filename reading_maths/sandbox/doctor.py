@@ -66,7 +66,7 @@ def guarantees() -> tuple[str, list[Guarantee]]:
 def _uids(mode: str, why: str) -> str:
     """Which host uids sandboxes run as, or why none are reserved."""
     if mode == "bwrap":
-        block = ", ".join(str(sandbox_uid(slot)) for slot in range(uids.BLOCK))
+        block = f"{sandbox_uid(0)}-{sandbox_uid(uids.BLOCK - 1)}"
         return (f"range {uids.configured()} (READING_MATHS_UIDS), checked free at start; this process holds "
                 f"{block}, locked under {uids.LOCKS}")
     if os.geteuid() == 0:
