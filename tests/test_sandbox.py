@@ -360,3 +360,15 @@ def test_degraded_sandbox_still_grades(monkeypatch):
     with session("probe = __import__('os').getpid() > 0", sandbox=Sandbox("plain")) as s:
         assert s.env()["probe"] is True
     assert os.environ.get("HOME")  # the trusted side's environment is untouched
+
+
+def test_a_notebooks_trials_share_its_time_budget():
+    from reading_maths.sandbox.rerun import SessionTrials
+
+    cells = [Cell(0, "cell 1", "def f():\n    return 1\n")]
+    with StudentSession(cells, ["f"], SANDBOX, cell_timeout=5, call_timeout=5, budget=4) as notebook:
+        trials = SessionTrials(notebook, "f", [("f", {})])
+        assert trials.run("def f():\n    return 2\n", 5) == [("value", 2)]  # within the budget: it runs
+        time.sleep(notebook.remaining())
+        assert trials.run("def f():\n    return 3\n", 5) != [("value", 3)], "a trial ran past the budget"
+        assert notebook.interruption()[0] == "timeout"

@@ -81,6 +81,10 @@ class StudentSession:
     def _out_of_time(self) -> bool:
         return time.monotonic() >= self._budget_end
 
+    def remaining(self) -> float:
+        """Seconds left of this notebook's budget (what a fresh child running its code again may still use)."""
+        return max(0.0, self._budget_end - time.monotonic())
+
     # -- lifecycle -------------------------------------------------------------------------------
     def start(self) -> None:
         """Run the notebook; cells that hang or kill the process are skipped on a restart.
