@@ -54,6 +54,8 @@ from reading_maths.sandbox import uids
 from reading_maths.sandbox.inside import wire
 from reading_maths.sandbox.process import SCRATCH_PREFIX, inspect
 
+pytestmark = pytest.mark.sandbox
+
 CLI = [sys.executable, "-m", "reading_maths.cli"]
 SOURCE = ROOT / "source" / "code" / "code.ipynb"
 ISOLATED = inspect()[0] != "plain"

@@ -4,9 +4,10 @@ A request is judged against the assignment's :mod:`~reading_maths.checks.rules` 
 :mod:`~reading_maths.checks.store` (its attempt is reserved before grading, so two requests at once are
 counted as two); the notebook is then graded exactly as ``reading-maths grade`` grades one
 (:func:`reading_maths.grading.batch.grade_one`, sandboxed), in a pool of worker processes that each keep
-a warm fork server and a child started ahead.  The student gets, per question, the points and the
-feedback lines that released feedback would show them, as the rules allow: never the cases, hidden
-inputs or grader code.
+a warm fork server and a child started ahead.  Requests are graded in the order they came, and a
+student has at most one check in the queue at a time, so that nobody's burst delays the class.  The
+student gets, per question, the points and the feedback lines that released feedback would show them, as
+the rules allow: never the cases, hidden inputs or grader code.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from reading_maths.course import assignments, recognise
 from reading_maths.grading.batch import WORKER_NICENESS, grade_one
 from reading_maths.grading.engine import Settings
 from reading_maths.results import GradeResult
-from reading_maths.sandbox.ahead import starter
+from reading_maths.sandbox.child_starter import starter
 
 MAX_NOTEBOOK_BYTES = 16 << 20
 
@@ -136,6 +137,7 @@ class Desk:
 
     def __init__(self, root: Path, db: Path, settings: Settings, workers: int = 0):
         self.root, self.store = Path(root), Store(db)
+        self.store.abandon_pending()
         self.settings = Settings(settings.sandbox, settings.cell_timeout, settings.call_timeout, ahead=True)
         self.workers = workers or os.cpu_count() or 1
         for a in assignments(self.root):
@@ -177,6 +179,8 @@ class Desk:
                "sha256": asked.sha256, "asked_at": stamp(when), "questions": asked.questions}
         used = self.store.counted(asked.user, asked.assignment, when - rules.window)
         refusal = refusal_of(rules, asked, used, when)
+        if refusal is None and self.store.pending(asked.user):  # one at a time: nobody fills the queue alone
+            refusal = Refused("your previous check is still running: wait for its answer, then ask again")
         if refusal is not None:
             refusal.check_id = self.store.add(**row, outcome="refused", refusal=refusal.reason,
                                               next_allowed=stamp(refusal.next_allowed))

@@ -66,6 +66,14 @@ class Store:
     def close(self) -> None:
         self.db.close()
 
+    def abandon_pending(self) -> None:
+        """Checks left pending by a service that stopped mid-way: failed, so they count against nobody."""
+        self.db.execute("UPDATE checks SET outcome = 'failed' WHERE outcome = 'pending'")
+
+    def pending(self, user: str) -> bool:
+        found = self.db.execute("SELECT 1 FROM checks WHERE user = ? AND outcome = 'pending'", (user,)).fetchone()
+        return found is not None
+
     def add(self, **row) -> int:
         row = {k: json.dumps(v) if k in ("questions", "result", "shown") and v is not None else v
                for k, v in row.items()}
