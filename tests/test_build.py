@@ -110,6 +110,13 @@ def test_release_stub_scores_zero_with_the_format_message():
         assert any("should be a non-empty string" in line for line in result.feedback), result.feedback
 
 
+@pytest.mark.parametrize("question", ENTRIES)
+def test_each_cheat_and_unfair_case_gets_exactly_its_score(question):
+    corpus = runpy.run_path(str(ROOT / "tests" / "corpora" / "build" / f"{question}.py"))
+    scores = {name: _grade(question, corpus["WRONG"][name][0]).score for name in corpus.get("SCORES", {})}
+    assert scores == corpus.get("SCORES", {})
+
+
 def test_equation_must_differ_from_the_other_entries():
     env = vars(reference("build"))
     twin = dict(env["entry_2"])
