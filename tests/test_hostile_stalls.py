@@ -44,6 +44,8 @@ from test_hostile import (
     submission,
 )
 
+pytestmark = pytest.mark.sandbox
+
 STALLS = {name: a for name, a in ATTACKS.items() if a.stalls}
 CELLS = 12
 """More than the code notebook's code cells: with the restarts, bounds one notebook's start."""

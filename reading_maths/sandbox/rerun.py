@@ -82,8 +82,8 @@ class SessionTrials:
 
     def run(self, replacement: str, limit: float) -> list[Outcome]:
         session = self.session
-        edited = replace_function(self.cell.source, self.line, self.function, replacement)
-        cells = [Cell(c.index, c.label, edited) if c.index == self.cell.index else c for c in self.cells]
+        edited = replace_function(self.cell.code, self.line, self.function, replacement)
+        cells = [Cell(c.index, c.label, c.source, edited) if c.index == self.cell.index else c for c in self.cells]
         worker = _workers.get()
         try:
             slots = range(SLOTS + worker * SLOTS, SLOTS + (worker + 1) * SLOTS)

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
+from reading_maths.cells import to_python
 from reading_maths.sandbox.channel import ChildGone, ChildPipes
 from reading_maths.sandbox.child_starter import Starter
 from reading_maths.sandbox.errors import CallTimeout, ProcessDied, StudentError
@@ -35,6 +36,11 @@ class Cell:
     index: int
     label: str
     source: str
+    code: str = ""
+    """the Python the child runs: IPython's reading of ``source`` (:func:`reading_maths.cells.to_python`)"""
+
+    def __post_init__(self) -> None:
+        self.code = self.code or to_python(self.source)
 
 
 @dataclass
@@ -119,7 +125,7 @@ class StudentSession:
         self._spoke, self._blamed = True, False
         deadline = min(time.monotonic() + self.cell_timeout, self._end)
         try:
-            self._child.send({"op": "run", "cells": [{"id": c.index, "source": c.source} for c in todo]}, deadline)
+            self._child.send({"op": "run", "cells": [{"id": c.index, "source": c.code} for c in todo]}, deadline)
             self._run(todo, deadline)
         except ChildGone:
             self._stop_child()
@@ -136,7 +142,7 @@ class StudentSession:
             self._child = ChildPipes(*self.sandbox.spawn(self._scratch))
         todo = self.due()
         deadline = min(time.monotonic() + self.cell_timeout, self._end)
-        self._child.send({"cells": [{"id": c.index, "source": c.source} for c in todo], "names": self.names},
+        self._child.send({"cells": [{"id": c.index, "source": c.code} for c in todo], "names": self.names},
                          deadline)
         self._run(todo, deadline)
 
@@ -254,7 +260,7 @@ class StudentSession:
         Raises ``LookupError`` when there is no such ``def`` there.
         """
         cell, line, function = self.locate(name)
-        return function_source(cell.source, line, function)
+        return function_source(cell.code, line, function)
 
     def locate(self, name: str) -> tuple[Cell, int, str]:
         """The cell (this session's own copy), the line and the name of the ``def`` of the student's ``name``."""
