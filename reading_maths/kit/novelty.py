@@ -12,6 +12,7 @@ Two ways to tell, each enough to refuse:
 
 from __future__ import annotations
 
+import functools
 import inspect
 import itertools
 from collections.abc import Callable
@@ -109,7 +110,7 @@ def course_function(implementation: Any, entry: dict[str, Any], rng: np.random.G
     """The course function ``implementation`` computes on the example and on random inputs, if any."""
     found = probes(entry, rng)
     tried = [found[0], *found[-2:]]
-    mine = [_value(lambda kw=kw: implementation(**kw)) for kw in tried]
+    mine = [_value(functools.partial(implementation, **kw)) for kw in tried]
     if any(m[0] != "value" for m in mine):
         return None
     names = list(entry["inputs"])
@@ -118,7 +119,7 @@ def course_function(implementation: Any, entry: dict[str, Any], rng: np.random.G
         if not low <= len(names) <= high:
             continue
         for order in itertools.permutations(names):
-            if all(_matches(_value(lambda kw=kw, f=function, o=order: f(*[kw[n] for n in o])), m)
+            if all(_matches(_value(functools.partial(function, *[kw[n] for n in order])), m)
                    for kw, m in zip(tried, mine, strict=True)):
                 return what
     return None
