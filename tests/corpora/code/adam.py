@@ -326,3 +326,16 @@ RIGHT.update({
     "fresh-zero-times-theta": {"adam": _fresh_zero_times},
     "fresh-while-counter": {"adam": _fresh_while_t},
 })
+
+
+def _fresh_eps_inside_root(grad, theta0, steps, alpha=0.001, beta1=0.9, beta2=0.999, eps=1e-8):
+    theta = np.array(theta0, dtype=float)
+    m = v = np.zeros_like(theta)
+    for t in range(1, steps + 1):
+        g = grad(theta)
+        m, v = beta1 * m + (1 - beta1) * g, beta2 * v + (1 - beta2) * g**2
+        theta = theta - alpha * (m / (1 - beta1**t)) / np.sqrt(v / (1 - beta2**t) + eps)
+    return theta
+
+
+WRONG["fresh-eps-inside-root"] = ({"adam": _fresh_eps_inside_root}, "eps-inside-sqrt")
