@@ -179,7 +179,9 @@ def formgrader_shows_it_inertly(hub, teacher, student) -> None:
         (submission,), = db.execute("SELECT n.id FROM submitted_notebook n JOIN submitted_assignment a "
                                     "ON n.assignment_id = a.id WHERE a.student_id = ?", (student.name,))
     with b.chromium_browser() as chromium:
-        context = hp.log_in(chromium, hub.url, teacher.name, teacher.password).context
+        lab = hp.log_in(chromium, hub.url, teacher.name, teacher.password)
+        context = lab.context
+        lab.close()  # the session's cookie stays; JupyterLab's own requests would mix with formgrader's
         base = f"{hub.url}/user/{teacher.name}"
         watch = Watch(context, base)
         page = watch.page(context)

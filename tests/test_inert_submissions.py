@@ -113,6 +113,15 @@ def test_formgrader_shows_a_hostile_submission_inertly(course, chromium, canary)
         assert formula.locator("[data-mjx-error], mjx-merror").count() == 0
         assert page.get_by_text("<script>", exact=False).count() > 0
         assert page.locator("input.score#softmax").count() == 1  # formgrader's own grading form is intact
+        # formgrader's lists print the student's names too (through jQuery's .text(): as text)
+        for where in ("manage_students", f"manage_students/{STUDENT}/code", "gradebook/code/code",
+                      "manage_submissions/code"):
+            page.goto(f"{lab.url}/formgrader/{where}")
+            page.wait_for_load_state("networkidle")
+            page.evaluate(POKE)
+            page.wait_for_timeout(500)
+            assert page.evaluate("() => top.pwned") is None and watch.dialogs == [], where
+        assert watch.outside == [] and Canary.hits == [], (watch.outside, Canary.hits)
         page.close()
 
 
