@@ -34,6 +34,8 @@ class QuestionResult:
     missing when it ran"""
     notes: list[str] = field(default_factory=list)
     """what the question's cells hold that is not run when grading (``%%bash``, ``!cmd``, ``%pip``)"""
+    mistake_messages: dict[str, str] = field(default_factory=dict)
+    """the catalogue's message of each mistake in :attr:`mistakes` (``id -> message``)"""
 
     @property
     def score(self) -> float:
@@ -60,6 +62,7 @@ class QuestionResult:
             "status": self.status,
             "feedback": self.feedback,
             "mistakes": self.mistakes,
+            "mistake_messages": {m: self.mistake_messages.get(m, "") for m in self.mistakes},
             "cases": [asdict(c) | {"message": c.message} for c in self.cases],
         }
 

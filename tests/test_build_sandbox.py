@@ -24,6 +24,8 @@ from reading_maths.sandbox.errors import CallTimeout, StudentError
 from reading_maths.sandbox.mutant_calls import definition, run_patched
 from test_sandbox import SANDBOX, session
 
+pytestmark = [pytest.mark.sandbox, pytest.mark.kernel]
+
 SOURCE = ROOT / "source" / "build" / "build.ipynb"
 IMPLEMENTATION = "def twice(x):\n    # doubles\n    return 2 * x\n\nimplementation_1 = twice\n"
 TEST = "def test_1():\n    assert twice(3) == 6\n"
