@@ -116,7 +116,7 @@ def test_formgrader_shows_a_hostile_submission_inertly(course, chromium, canary)
         # formgrader's lists print the student's names too (through jQuery's .text(): as text)
         for where in ("manage_students", f"manage_students/{STUDENT}/code", "gradebook/code/code",
                       "manage_submissions/code"):
-            page.goto(f"{lab.url}/formgrader/{where}")
+            page.goto(lab.at(f"/formgrader/{where}"))
             page.wait_for_load_state("networkidle")
             page.evaluate(POKE)
             page.wait_for_timeout(500)
