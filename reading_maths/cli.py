@@ -17,6 +17,7 @@ from reading_maths.grading.batch import grade_many
 from reading_maths.grading.engine import NotGradable, Settings, load
 from reading_maths.inputs import notebooks_in
 from reading_maths.reports import outputs
+from reading_maths.reports.escape import terminal_text
 from reading_maths.reports.tables import print_gathered, print_table
 from reading_maths.sandbox.process import Limits, SandboxUnavailable, choose
 from reading_maths.sandbox.session import DEFAULT_BUDGET
@@ -124,7 +125,7 @@ def grade_command(paths, as_json, junit, gradescope, hidden_visibility, assignme
     if unreadable:
         click.secho(f"{len(unreadable)} notebook(s) could not be read and were not graded:", fg="yellow", err=True)
         for reason in unreadable.values():
-            click.echo(f"  {reason}", err=True)
+            click.echo(f"  {terminal_text(reason)}", err=True)
         sys.exit(4)
     if fail_under is not None and any(r.score < fail_under for r in results):
         sys.exit(3)
@@ -243,7 +244,7 @@ def _watch(assignment: str, settings, jobs: int, collect: bool, interval: float)
     def graded(outcomes) -> None:
         for o in outcomes:
             shown = f"refused: {o.refused}" if o.refused else f"{o.total:g} / {sum(o.max_scores.values()):g}"
-            click.echo(f"graded {o.student}: {shown}")
+            click.echo(terminal_text(f"graded {o.student}: {shown}"))
 
     click.echo(f"watching submitted/*/{assignment}/ (Ctrl-C stops)")
     try:
