@@ -211,3 +211,20 @@ def test_a_later_child_finds_no_key_an_earlier_one_left(left_behind, request):
             "as root the user keyring belongs to the host uid, which the next notebook but two gets again: "
             "keyctl/add_key must be refused in the child (the iso branch's seccomp filter)")))
     assert [f for f in found if f.startswith("key")] == []
+
+
+def test_a_notebook_of_a_million_cells_is_refused_before_the_grader_checks_it(folder):
+    """Worked: 49 MiB of empty raw cells (under the 50 MiB cap) cost the grader about a minute of its own time
+    per read (nbformat's validation), twice per notebook, outside every budget; now refused with its reason."""
+    source = json.loads(SOURCE.read_text())
+    cell = '{"cell_type":"raw","id":"%07d","metadata":{},"source":""}'
+    body = json.dumps(source)
+    start = body.index('"cells": [') + len('"cells": [')
+    many = ",".join(cell % i for i in range(49 * 2**20 // (len(cell % 0) + 1) - 1000))
+    (folder / "a_cells.ipynb").write_text(body[:start] + many + "," + body[start:])
+    write(folder, "b_right.ipynb")
+    done = grade(folder, "--json", "--timeout", "20")
+    assert done.returncode == 4, done.stderr
+    assert "more than 20000 cells and outputs" in done.stderr
+    right = by_name(done)["b_right.ipynb"]
+    assert right["score"] == right["max_score"] > 0
