@@ -228,3 +228,21 @@ def test_a_notebook_of_a_million_cells_is_refused_before_the_grader_checks_it(fo
     assert "more than 20000 cells and outputs" in done.stderr
     right = by_name(done)["b_right.ipynb"]
     assert right["score"] == right["max_score"] > 0
+
+
+def test_file_names_with_markup_stay_text_in_junit_and_markdown(folder):
+    """Contained: a submitted file's name with quotes, tags, CDATA ends, entities and control characters is
+    one JUnit suite name (well-formed XML) and plain text in the Markdown summary."""
+    import xml.etree.ElementTree as ET
+
+    write(folder, 'a"><x a=\x01\x1b[31m]]>&amp;.ipynb', {"softmax": TERMINAL})
+    (folder / 'b"\x02<y>.ipynb').write_text("not json")
+    junit, summary = folder / "junit.xml", folder / "summary.md"
+    done = grade(folder, "--junit", str(junit), "--summary", str(summary), "--timeout", "10")
+    assert done.returncode == 4, done.stderr
+    names = [suite.get("name") for suite in ET.parse(junit).getroot()]
+    assert len(names) == 2 and all(n.startswith("code:") for n in names)
+    assert any('"><x a=' in n and "]]>&amp;" in n for n in names)
+    text = summary.read_text()
+    assert "<x" not in text and "<y>" not in text and "&lt;x a=" in text
+    assert not re.search("[\x00-\x08\x0b-\x1f\x7f-\x9f]", text.replace("\n", ""))

@@ -28,7 +28,7 @@ def markdown_text(text: str) -> str:
 def table_cell(text: str) -> str:
     """``text`` for one cell of a Markdown table: escaped as :func:`markdown_text`, on one line, no pipes,
     no control characters."""
-    return markdown_text(_NOT_XML.sub("\ufffd", " ".join(text.splitlines()))).replace("|", "\\|")
+    return markdown_text(terminal_text(xml_text(" ".join(text.splitlines())))).replace("|", "\\|")
 
 
 def xml_text(text: str) -> str:
