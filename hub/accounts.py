@@ -78,6 +78,8 @@ def copy_course(repo: Path, course: Path) -> None:
         shutil.copytree(repo / part, course / part, dirs_exist_ok=True,
                         ignore=shutil.ignore_patterns("__pycache__", ".ipynb_checkpoints"))
     shutil.copy2(repo / "nbgrader_config.py", course / "nbgrader_config.py")
+    if (repo / "checks.toml").is_file():  # the checks service's limits (docs/checks.md)
+        shutil.copy2(repo / "checks.toml", course / "checks.toml")
 
 
 def set_password(person: Person) -> None:

@@ -137,7 +137,7 @@ def _gradable(paths: tuple[Path, ...], root: Path,
         try:
             ids[nb] = load(nb, root)[1].id
         except NotGradable as exc:
-            unreadable[nb] = str(exc).replace(str(nb), nb.name)  # the file's name: what the student called it
+            unreadable[nb] = str(exc)
     others = []
     if assignment is not None:
         others = [f"{nb.name} is a notebook of {a}, not {assignment}" for nb, a in ids.items() if a != assignment]
@@ -158,6 +158,25 @@ def release_command(assignments):
 
     for assignment in release(_root(), list(assignments) or None):
         click.echo(f"release/{assignment}/ regenerated")
+
+
+@main.command("new-question")
+@click.argument("assignment")
+@click.argument("question")
+def new_question_command(assignment, question):
+    """Scaffold QUESTION in ASSIGNMENT: its cells in the source notebook, a grader file and corpus stubs."""
+    from reading_maths.scaffold import new_question
+
+    root = _root()
+    try:
+        written = new_question(root, assignment, question)
+    except (ValueError, FileNotFoundError, FileExistsError) as exc:
+        raise click.ClickException(str(exc)) from None
+    for path in written:
+        click.echo(f"written: {path.relative_to(root)}")
+    click.echo(f"next: the prompt and the solution in {written[0].relative_to(root)}, the cases in "
+               f"{written[1].relative_to(root)}, the corpora, then `reading-maths release {assignment}` "
+               "(graders/README.md)")
 
 
 @main.command("autograde")
@@ -296,6 +315,30 @@ def report_command(assignment, out):
         raise click.ClickException(str(exc.args[0])) from None
     for kind, path in paths.items():
         click.echo(f"{kind}: {path}")
+
+
+@main.group("checks")
+def checks_group():
+    """The checks students asked the hidden tests for on the hub (docs/checks.md)."""
+
+
+@checks_group.command("export")
+@click.option("--db", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="The checks database (default: checks.sqlite in the course).")
+@click.option("--format", "fmt", type=click.Choice(["csv", "jsonl"]), default="csv", show_default=True)
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="Write here (default: standard output).")
+def checks_export_command(db, fmt, out):
+    """Every check request (who, when, the notebook's sha256, the outcome and the result), oldest first."""
+    from reading_maths.checks.store import export
+
+    db = db or _root() / "checks.sqlite"
+    if not db.is_file():
+        raise click.ClickException(f"no checks database at {db}")
+    text = export(db, fmt)
+    if out:
+        out.write_text(text, encoding="utf-8")
+    else:
+        click.echo(text, nl=False)
 
 
 if __name__ == "__main__":

@@ -20,22 +20,24 @@ class NotANotebook(ValueError):
     """The file cannot be read as a Jupyter notebook."""
 
 
-def read_notebook(path: Path) -> nbformat.NotebookNode:
-    """Read a notebook as version 4, or raise :class:`NotANotebook` with a one-line reason."""
+def read_notebook(path: Path, shown: str | None = None) -> nbformat.NotebookNode:
+    """Read a notebook as version 4, or raise :class:`NotANotebook` with a one-line reason naming the file
+    ``shown`` (default: ``path``)."""
+    shown = shown or str(path)
     try:
         raw = Path(path).read_bytes()
     except OSError as exc:
-        raise NotANotebook(f"cannot read {path}: {exc.strerror}") from None
+        raise NotANotebook(f"cannot read {shown}: {exc.strerror}") from None
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
-        raise NotANotebook(f"{path} is not UTF-8 text, so it is not a notebook") from None
+        raise NotANotebook(f"{shown} is not UTF-8 text, so it is not a notebook") from None
     try:
         nb = nbformat.reads(text, as_version=4)
     except Exception as exc:  # noqa: BLE001 - nbformat raises many kinds for bad input
-        raise NotANotebook(f"{path} is not a Jupyter notebook ({type(exc).__name__})") from None
+        raise NotANotebook(f"{shown} is not a Jupyter notebook ({type(exc).__name__})") from None
     if not isinstance(nb.get("cells"), list):
-        raise NotANotebook(f"{path} is not a Jupyter notebook (no cells)")
+        raise NotANotebook(f"{shown} is not a Jupyter notebook (no cells)")
     return nb
 
 

@@ -27,6 +27,8 @@ from classroom.builder import ClassBuilder, fill
 from conftest import ROOT
 from reading_maths.course import Assignment
 
+pytestmark = pytest.mark.sandbox
+
 CLI = [sys.executable, "-m", "reading_maths.cli"]
 RELEASE = ROOT / "release" / "code" / "code.ipynb"
 

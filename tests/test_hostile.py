@@ -53,6 +53,8 @@ from reading_maths.notebook import grade_id
 from reading_maths.sandbox.inside import wire
 from reading_maths.sandbox.process import SCRATCH_PREFIX, UID_BASE, UID_SPAN, inspect
 
+pytestmark = pytest.mark.sandbox
+
 CLI = [sys.executable, "-m", "reading_maths.cli"]
 SOURCE = ROOT / "source" / "code" / "code.ipynb"
 ISOLATED = inspect()[0] != "plain"

@@ -44,6 +44,8 @@ from test_hostile import (
     submission,
 )
 
+pytestmark = pytest.mark.sandbox
+
 STALLS = {name: a for name, a in ATTACKS.items() if a.stalls}
 CELLS = 12
 """More than the code notebook's code cells: with the restarts, bounds one notebook's start."""
@@ -165,7 +167,8 @@ def test_millions_of_empty_lists_are_refused_before_parsing():
 
 MEMFD_HOG = '''
 import dataclasses, json, sys
-from reading_maths.sandbox.limits import Limits\nfrom reading_maths.sandbox.process import choose
+from reading_maths.sandbox.limits import Limits
+from reading_maths.sandbox.process import choose
 from reading_maths.sandbox.session import Cell, StudentSession
 HOG = """
 import os, mmap

@@ -16,6 +16,8 @@ from reading_maths.sandbox.inside import wire
 from reading_maths.sandbox.process import SLOTS, UID_BASE, UID_SPAN, Sandbox, bound_paths, choose, sandbox_uid
 from reading_maths.sandbox.session import Cell, StudentSession
 
+pytestmark = pytest.mark.sandbox
+
 SANDBOX = choose(allow_unsafe=True)
 needs_isolation = pytest.mark.skipif(not SANDBOX.isolated, reason="full sandbox needs root and bubblewrap")
 

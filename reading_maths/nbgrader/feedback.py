@@ -32,7 +32,7 @@ CONFIG = {
 
 def mathjax_file(component: str = "tex-svg.js") -> Path:
     """A MathJax 3 component file (``es5/<component>``) as the ``django-static-mathjax`` package installs it."""
-    path = Path(importlib.metadata.distribution(PACKAGE).locate_file(f"mathjax/static/mathjax/es5/{component}"))
+    path = Path(str(importlib.metadata.distribution(PACKAGE).locate_file(f"mathjax/static/mathjax/es5/{component}")))
     if not path.is_file():
         raise FileNotFoundError(f"{path} is missing: pip install {PACKAGE}")
     return path

@@ -24,6 +24,7 @@ from traitlets.config import Config
 
 from reading_maths.grading.batch import grade_one
 from reading_maths.grading.engine import Settings
+from reading_maths.nbgrader.patches import converter_of
 from reading_maths.nbgrader.recording import save_results
 from reading_maths.nbgrader.steps import RESOURCE_KEY, SandboxedAutograde
 from reading_maths.sandbox.limits import Limits
@@ -59,7 +60,7 @@ class GradeInSandbox(NbGraderPreprocessor):
         mine = resources.setdefault(RESOURCE_KEY, {})
         if "result" in mine:
             return nb, resources
-        coursedir = self.parent.parent.coursedir  # preprocessor -> exporter -> nbgrader's converter
+        coursedir = converter_of(self).coursedir
         info = resources["nbgrader"]
         folder = coursedir.format_path(coursedir.submitted_directory, info["student"], info["assignment"])
         settings = Settings(_sandbox(self.unsafe_no_sandbox, self.log), cell_timeout=self.timeout,

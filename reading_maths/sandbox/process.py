@@ -34,14 +34,18 @@ from reading_maths.sandbox.stopping import kill_uid
 
 UID_BASE, UID_SPAN = 200_000, 50_000
 SLOTS = 3
-"""Sandbox uids per grading process: one child runs, the next waits ready, the last is still dying."""
+"""Sandbox uids per grading process for its notebooks: one child runs, the next waits ready, the last is dying."""
+RERUN_SLOTS = 2 * SLOTS
+"""The uids of the fresh children that run a notebook's code again while its own child waits, as many again
+for each of the two workers of :mod:`reading_maths.sandbox.rerun`: slots ``SLOTS`` to ``SLOTS + RERUN_SLOTS - 1``."""
 SCRATCH_PREFIX = "reading-maths-scratch-"
 
 
 def sandbox_uid(slot: int = 0) -> int:
     """The unprivileged uid this grading process runs its sandboxes in ``slot`` as (:data:`SLOTS` per process,
     so that a child started ahead or one still dying never shares the uid of the one running)."""
-    return UID_BASE + (os.getpid() % (UID_SPAN // SLOTS)) * SLOTS + slot % SLOTS
+    every = SLOTS + RERUN_SLOTS
+    return UID_BASE + (os.getpid() % (UID_SPAN // every)) * every + slot % every
 
 
 class SandboxUnavailable(RuntimeError):

@@ -1,0 +1,60 @@
+"""A class on the real hub for the browser tests (tests/test_hub.py, tests/test_hub_checks.py): Unix accounts
+made for the test, the hub's shared Python, JupyterHub as root; everything removed afterwards."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+COMMENT = "reading-maths hub test"
+
+
+def skip_unless_possible() -> None:
+    if os.geteuid() != 0:
+        pytest.skip("the hub test creates Unix accounts and runs JupyterHub as root: run it as root "
+                    "(make test does on CI)")
+    for tool in ("useradd", "userdel", "chpasswd"):
+        if not shutil.which(tool):
+            pytest.skip(f"the hub test needs {tool} to create the class's Unix accounts")
+    from hub.env import SYSTEM_PYTHON
+    from hub.site import PROXY
+
+    if not SYSTEM_PYTHON.exists():
+        pytest.skip(f"the hub's shared Python is made from {SYSTEM_PYTHON}, which is missing")
+    if not PROXY.exists():
+        pytest.skip(f"JupyterHub's proxy is not installed at {PROXY}: run `make hub-proxy` (npm ci in hub/)")
+
+
+@contextmanager
+def class_on_hub(people: dict, checks: bool = False, before=None):
+    """The running hub for ``people`` (name -> :class:`hub.accounts.Person`; the instructor enrols the others);
+    with ``checks``, the checks service runs as the instructor on their course. ``before(people)`` runs once
+    the accounts exist, before the hub starts."""
+    skip_unless_possible()
+    from hub import accounts
+    from hub.env import ensure_env
+    from hub.site import make_site, running
+
+    env = ensure_env(REPO)
+    teacher = next(p for p in people.values() if p.instructor)
+    root = Path(tempfile.mkdtemp(prefix="rm-hub-", dir="/tmp"))
+    try:
+        for person in people.values():
+            accounts.create(person, REPO, COMMENT)
+        if before is not None:
+            before(people)
+        site = make_site(root, env, [p.name for p in people.values()],
+                         checks=(teacher.name, teacher.course, teacher.name) if checks else None)
+        accounts.enrol(teacher, [p for p in people.values() if not p.instructor], env, site.exchange)
+        with running(site) as hub:
+            yield hub
+    finally:
+        for person in people.values():
+            accounts.remove(person.name)
+        shutil.rmtree(root, ignore_errors=True)
