@@ -1,15 +1,16 @@
 """Starting the student's process: bubblewrap namespaces, another uid, rlimits, cgroup caps.
 
-With ``bwrap`` the child runs in new PID, network, IPC and UTS namespaces with no capabilities and
-no new privileges, seeing only ``/usr``, the Python installation and the child's own folder (``sandbox/inside``)
-read-only, and a small private tmpfs (its HOME and working directory) writable; nothing it writes
-reaches the host's disk.  As root it also runs as an unprivileged host uid of its own (one per
-grading process, not in /etc/passwd, every process of it killed before each notebook); as an
-ordinary user the namespaces live in an unprivileged user namespace (``"userns"``) and the child is
-the grading user on the host, hidden from everything but what is bound in.  Where the machine
-delegates cgroups, each sandbox gets memory (shared memory included) and process caps of its own;
-rlimits apply everywhere.  Without bwrap, :func:`choose` refuses unless the teacher allows the
-unsafe plain subprocess.  ``reading-maths doctor`` prints what this machine gives.
+With ``bwrap`` the child runs in new PID, network, IPC and UTS namespaces with no capabilities and no new
+privileges, seeing only ``/usr``, the Python installation and the child's own folder (``sandbox/inside``)
+read-only, and three small private tmpfs (``/tmp``, ``/dev/shm`` and its HOME) writable; nothing it writes
+reaches the host's disk or a later child, and a syscall filter (:mod:`reading_maths.sandbox.syscall_filter`)
+refuses keyrings, memfd and SysV IPC. As root it also runs as an unprivileged host uid of its own (one per
+grading process, not in /etc/passwd, every process of it killed before each notebook); as an ordinary user the
+namespaces live in an unprivileged user namespace (``"userns"``) and the child is the grading user on the
+host, hidden from everything but what is bound in. Where the machine delegates cgroups, each sandbox gets
+memory (shared memory included) and process caps of its own; rlimits apply everywhere, and bound its memory
+where no cgroup does (:mod:`reading_maths.sandbox.limits`). Without bwrap, :func:`choose` refuses unless the
+teacher allows the unsafe plain subprocess. ``reading-maths doctor`` prints what this machine gives.
 """
 
 from __future__ import annotations
