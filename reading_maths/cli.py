@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import gc
 import json
+import os
 import sys
 import time
+import warnings
 from pathlib import Path
 
 import click
@@ -13,27 +15,37 @@ import click
 from reading_maths.course import find_root
 from reading_maths.grading.batch import grade_many
 from reading_maths.grading.engine import NotGradable, Settings, load
+from reading_maths.inputs import notebooks_in
 from reading_maths.reports import outputs
 from reading_maths.reports.tables import print_gathered, print_table
 from reading_maths.sandbox.limits import Limits
 from reading_maths.sandbox.process import SandboxUnavailable, choose
+from reading_maths.sandbox.session import DEFAULT_BUDGET
 
 
-def _settings(timeout: float, unsafe: bool, jobs: int = 0) -> Settings:
+def _settings(timeout: float, unsafe: bool, budget: float = DEFAULT_BUDGET, jobs: int = 0) -> Settings:
     """The engine's settings; each sandbox's memory cap sized for ``jobs`` at once (0: one per core)."""
     try:
-        sandbox = choose(allow_unsafe=unsafe, limits=Limits.for_jobs(jobs))
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            sandbox = choose(allow_unsafe=unsafe, limits=Limits.for_jobs(jobs))
     except SandboxUnavailable as exc:
         raise click.ClickException(str(exc)) from None
+    for warning in seen:
+        click.secho(f"warning: {warning.message}", fg="yellow", err=True)
     if not sandbox.isolated:
         click.secho("warning: --unsafe-no-sandbox: student code runs as a plain subprocess of this user "
                     "(rlimits only) and can read what this user can read", fg="yellow", err=True)
-    return Settings(sandbox, cell_timeout=timeout, call_timeout=timeout)
+    return Settings(sandbox, cell_timeout=timeout, call_timeout=timeout, budget=budget)
 
 
 UNSAFE = click.option("--unsafe-no-sandbox", "unsafe", is_flag=True,
                       help="Grade even where no sandbox can be had (student code then runs as a plain "
                            "subprocess of this user). Without it, grading refuses there.")
+BUDGET = click.option("--budget", default=DEFAULT_BUDGET, show_default=True,
+                      type=click.FloatRange(min=0, min_open=True),
+                      help="Seconds one notebook's whole grading may take (all its cells and calls); the questions "
+                           "not graded by then get 0, status timeout.")
 
 
 def _root() -> Path:
@@ -67,10 +79,11 @@ def main(course: Path | None) -> None:
               help="Append a Markdown summary here (e.g. $GITHUB_STEP_SUMMARY).")
 @click.option("--fail-under", type=float, help="Exit with status 3 when a notebook scores below this.")
 @click.option("--timeout", default=30.0, show_default=True, help="Seconds a cell or a call may run.")
+@BUDGET
 @click.option("--jobs", "-j", default=0, help="Cores to grade on: that many notebooks at once (0: every core).")
 @UNSAFE
 def grade_command(paths, as_json, junit, gradescope, hidden_visibility, assignment, summary, fail_under, timeout,
-                  jobs, unsafe):
+                  budget, jobs, unsafe):
     """Grade notebooks (files, or folders of them) on the course's hidden graders.
 
     A notebook that cannot be read (not UTF-8, not JSON, not this course's) costs only itself: it is
@@ -87,7 +100,7 @@ def grade_command(paths, as_json, junit, gradescope, hidden_visibility, assignme
     try:
         root = _root()
         notebooks, unreadable, assignment = _gradable(paths, root, assignment)
-        settings = _settings(timeout, unsafe, jobs)
+        settings = _settings(timeout, unsafe, budget, jobs)
     except click.ClickException as exc:
         if gradescope:
             gradescope.write_text(outputs.gradescope_refusal(exc.message), encoding="utf-8")
@@ -127,8 +140,7 @@ def _gradable(paths: tuple[Path, ...], root: Path,
     of other assignments are left out, and ``<assignment>.ipynb`` comes first. Raises when nothing
     can be graded.
     """
-    notebooks = [n for p in paths for n in (sorted(p.rglob("*.ipynb")) if p.is_dir() else [p])
-                 if ".ipynb_checkpoints" not in n.parts]
+    notebooks = [n for p in paths for n in (notebooks_in(p) if p.is_dir() and not p.is_symlink() else [p])]
     if not notebooks:
         raise click.ClickException("no notebooks found")
     unreadable: dict[Path, str] = {}
@@ -184,6 +196,7 @@ def new_question_command(assignment, question):
 @click.option("--student", help="Grade only this student's submission.")
 @click.option("--jobs", "-j", default=0, help="Cores to grade on: that many notebooks at once (0: every core).")
 @click.option("--timeout", default=30.0, show_default=True, help="Seconds a cell or a call may run.")
+@BUDGET
 @UNSAFE
 @click.option("--scheduler", metavar="ADDRESS",
               help="Grade on the Dask cluster whose scheduler is at ADDRESS (tcp://host:8786) instead of --jobs "
@@ -193,7 +206,7 @@ def new_question_command(assignment, question):
 @click.option("--collect", is_flag=True,
               help="With --watch: also run nbgrader's collect --update from the exchange before each look.")
 @click.option("--interval", default=1.0, show_default=True, help="With --watch: seconds between looks.")
-def autograde_command(assignment, student, jobs, timeout, unsafe, scheduler, watch, collect, interval):
+def autograde_command(assignment, student, jobs, timeout, budget, unsafe, scheduler, watch, collect, interval):
     """Grade submitted/<student>/ASSIGNMENT/ in the sandbox; write autograded/ and nbgrader's gradebook."""
     from rich.console import Console
 
@@ -201,10 +214,10 @@ def autograde_command(assignment, student, jobs, timeout, unsafe, scheduler, wat
     from reading_maths.reports.tables import autograde_table
 
     if watch:
-        _watch(assignment, _settings(timeout, unsafe, jobs), jobs, collect, interval)
+        _watch(assignment, _settings(timeout, unsafe, budget, jobs), jobs, collect, interval)
         return
     try:
-        outcomes = autograde(_root(), assignment, _settings(timeout, unsafe, jobs), student=student, jobs=jobs,
+        outcomes = autograde(_root(), assignment, _settings(timeout, unsafe, budget, jobs), student=student, jobs=jobs,
                              scheduler=scheduler)
     except LookupError as exc:
         raise click.ClickException(str(exc.args[0])) from None
@@ -259,7 +272,15 @@ def doctor_command(jobs):
     click.echo(f"sandbox: {mode} - {names[mode]}")
     for item in found:
         click.echo(f"  [{'held' if item.held else 'NOT held'}] {item.name}: {item.why}")
-    sys.exit(0 if mode != "plain" else 1)
+    layout = []
+    if shared := os.environ.get("READING_MATHS_EXCHANGE"):  # a hub's shared exchange (hub/jupyterhub_config.py)
+        from reading_maths.nbgrader.exchange import layout_checks
+
+        layout = layout_checks(Path(shared), os.environ.get("READING_MATHS_COURSE_ID", "reading-maths"))
+        click.echo(f"exchange: {shared} (shared by the hub's accounts)")
+        for held, statement in layout:
+            click.echo(f"  [{'held' if held else 'NOT held'}] {statement}")
+    sys.exit(0 if mode != "plain" and all(held for held, _ in layout) else 1)
 
 
 @main.command("gradescope")

@@ -42,7 +42,7 @@ class Assignment:
 
     @cached_property
     def source(self):
-        return read_notebook(self.source_notebook)
+        return read_notebook(self.source_notebook, student=False)
 
     @cached_property
     def questions(self) -> list[str]:

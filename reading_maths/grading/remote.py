@@ -19,6 +19,7 @@ from pathlib import Path
 
 from reading_maths.course import shown_path
 from reading_maths.grading.engine import Settings
+from reading_maths.inputs import read_regular
 from reading_maths.results import GradeResult
 
 _versions: dict[Path, tuple] = {}
@@ -75,11 +76,21 @@ def graded_on_cluster(paths: list[Path], settings: Settings, address: str, root:
     """Send every notebook to the scheduler at ``address``; yield ``(index, result or error)`` as they finish."""
     from distributed import Client, as_completed
 
+    from reading_maths.course import Assignment
+    from reading_maths.grading.batch import failed_to_grade
+
     batch = uuid.uuid4().hex[:8]
     with Client(address, timeout="30s") as client:
-        futures = {client.submit(grade_bytes, p.read_bytes(), str(p), shown_path(p, root), settings, str(root),
-                                 assignment, key=f"reading-maths-grade-{batch}-{i}", pure=False, retries=1): i
-                   for i, p in enumerate(paths)}
+        futures = {}
+        for i, p in enumerate(paths):
+            try:
+                data = read_regular(p)  # a link is refused here, never sent (nor its target)
+            except OSError as exc:
+                yield i, failed_to_grade(p, Assignment(assignment, root) if assignment else None,
+                                         exc.strerror or str(exc))
+                continue
+            futures[client.submit(grade_bytes, data, str(p), shown_path(p, root), settings, str(root), assignment,
+                                  key=f"reading-maths-grade-{batch}-{i}", pure=False, retries=1)] = i
         for future in as_completed(futures):
             try:
                 yield futures[future], future.result()

@@ -22,7 +22,10 @@ PACKAGE = "django-static-mathjax"
 
 CONFIG = {
     "tex": {"inlineMath": [["$", "$"], ["\\(", "\\)"]], "displayMath": [["$$", "$$"], ["\\[", "\\]"]],
-            "processEscapes": True, "processEnvironments": True, "tags": "ams"},
+            "processEscapes": True, "processEnvironments": True, "tags": "ams",
+            # nothing loaded on demand (from the network) and nothing that makes links or runs code:
+            # \require and autoload's \href, \class, \style, \unicode are left out
+            "packages": {"[-]": ["require", "autoload"]}},
     "svg": {"fontCache": "global"},
     # no context menu: its accessibility options would load more of MathJax, from the network
     "options": {"enableMenu": False},

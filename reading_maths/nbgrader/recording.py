@@ -120,7 +120,8 @@ def record_refused(gb: Gradebook, coursedir: CourseDirectory, submission: Submis
     The grades are flagged as needing a manual look, so formgrader lists the submission for review;
     an instructor's manual score, if any, is kept.
     """
-    timestamp = coursedir.get_existing_timestamp(str(submission.folder))
+    # a refused folder is not read at all, its timestamp.txt included
+    timestamp = None if submission.refused else coursedir.get_existing_timestamp(str(submission.folder))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         gb.update_or_create_student(submission.student)
@@ -193,7 +194,9 @@ class Recorder:
         """Record one student (their notebooks' results keyed by ``(student, notebook id)``) and commit;
         returns what the gradebook then holds for them (and why nbgrader refused the submission, if it did)."""
         gradebook = self.batch.gradebook
-        if submission.notebooks:
+        if submission.refused:
+            reason = submission.refused
+        elif submission.notebooks:
             reason = record(self.app, self.coursedir, submission, self.assignment, results)
         else:
             found = sorted(p.name for p in submission.folder.iterdir()) if submission.folder.is_dir() else []

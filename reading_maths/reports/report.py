@@ -20,7 +20,6 @@ Outputs, in ``reports/`` under the course root by default:
 from __future__ import annotations
 
 import base64
-import csv
 import html
 import io
 import json
@@ -29,6 +28,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from reading_maths.nbgrader.environment import course_directory, use_nbgrader_env
+from reading_maths.reports import spreadsheet
 
 
 @dataclass
@@ -147,11 +147,11 @@ def gather(root: Path, only: str | None = None) -> ReportData:
 def write_csv(data: ReportData, path: Path) -> None:
     """The LMS import: one row per student, score per assignment (late penalty applied), total."""
     with path.open("w", newline="", encoding="utf-8") as fh:
-        writer = csv.writer(fh)
-        writer.writerow(["student_id", "last_name", "first_name", "email", *data.assignments, "total"])
+        out = spreadsheet.writer(fh)  # every field quoted, no cell a spreadsheet would run as a formula
+        out.writerow(spreadsheet.row(["student_id", "last_name", "first_name", "email", *data.assignments, "total"]))
         for s in data.students:
-            writer.writerow([s.id, s.last_name, s.first_name, s.email,
-                             *(f"{s.scores[a]:g}" for a in data.assignments), f"{s.total:g}"])
+            out.writerow(spreadsheet.row([s.id, s.last_name, s.first_name, s.email,
+                                          *(float(s.scores[a]) for a in data.assignments), float(s.total)]))
 
 
 def _png(fig) -> str:

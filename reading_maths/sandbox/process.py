@@ -4,13 +4,14 @@ With ``bwrap`` the child runs in new PID, network, IPC and UTS namespaces with n
 privileges, seeing only ``/usr``, the Python installation and the child's own folder (``sandbox/inside``)
 read-only, and three small private tmpfs (``/tmp``, ``/dev/shm`` and its HOME) writable; nothing it writes
 reaches the host's disk or a later child, and a syscall filter (:mod:`reading_maths.sandbox.syscall_filter`)
-refuses keyrings, memfd and SysV IPC. As root it also runs as an unprivileged host uid of its own (one per
-grading process, not in /etc/passwd, every process of it killed before each notebook); as an ordinary user the
-namespaces live in an unprivileged user namespace (``"userns"``) and the child is the grading user on the
-host, hidden from everything but what is bound in. Where the machine delegates cgroups, each sandbox gets
-memory (shared memory included) and process caps of its own; rlimits apply everywhere, and bound its memory
-where no cgroup does (:mod:`reading_maths.sandbox.limits`). Without bwrap, :func:`choose` refuses unless the
-teacher allows the unsafe plain subprocess. ``reading-maths doctor`` prints what this machine gives.
+refuses keyrings, memfd and SysV IPC. As root it also runs as an unprivileged host uid of its own (from a
+range checked free, a block of them locked per grading process: :mod:`reading_maths.sandbox.uids`); as an
+ordinary user the namespaces live in an unprivileged user namespace (``"userns"``) and the child is the
+grading user on the host, hidden from everything but what is bound in. Where the machine delegates cgroups,
+each sandbox gets memory (shared memory included) and process caps of its own; rlimits apply everywhere, and
+bound its memory where no cgroup does (:mod:`reading_maths.sandbox.limits`). Without bwrap, :func:`choose`
+refuses unless the teacher allows the unsafe plain subprocess. ``reading-maths doctor`` prints what this
+machine gives.
 """
 
 from __future__ import annotations
@@ -28,25 +29,18 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from reading_maths.sandbox import cgroups, syscall_filter
+from reading_maths.sandbox import cgroups, syscall_filter, uids
 from reading_maths.sandbox.cgroups import Cgroup
 from reading_maths.sandbox.limits import SCRATCH_BYTES, Limits
-from reading_maths.sandbox.stopping import kill_uid
+from reading_maths.sandbox.uids import BLOCK, RERUN_SLOTS, SLOTS  # noqa: F401 - the slots, named here too
 
-UID_BASE, UID_SPAN = 200_000, 50_000
-SLOTS = 3
-"""Sandbox uids per grading process for its notebooks: one child runs, the next waits ready, the last is dying."""
-RERUN_SLOTS = 2 * SLOTS
-"""The uids of the fresh children that run a notebook's code again while its own child waits, as many again
-for each of the two workers of :mod:`reading_maths.sandbox.rerun`: slots ``SLOTS`` to ``SLOTS + RERUN_SLOTS - 1``."""
 SCRATCH_PREFIX = "reading-maths-scratch-"
 
 
 def sandbox_uid(slot: int = 0) -> int:
     """The unprivileged uid this grading process runs its sandboxes in ``slot`` as (:data:`SLOTS` per process,
     so that a child started ahead or one still dying never shares the uid of the one running)."""
-    every = SLOTS + RERUN_SLOTS
-    return UID_BASE + (os.getpid() % (UID_SPAN // every)) * every + slot % every
+    return uids.block()[slot % BLOCK]
 
 
 class SandboxUnavailable(RuntimeError):
@@ -115,6 +109,11 @@ class Sandbox:
     def isolated(self) -> bool:
         return self.mode in ("bwrap", "userns")
 
+    def uid(self, slot: int = 0) -> int:
+        """The uid ``slot``'s children run as: a host uid as root (:func:`sandbox_uid`), else one that only names
+        the grading user inside the child's user namespace."""
+        return sandbox_uid(slot) if self.mode == "bwrap" else uids.namespace_uid(slot)
+
     def new_scratch(self) -> Path | None:
         """A private, empty host folder for the degraded mode's HOME (the sandbox uses a tmpfs: none)."""
         if self.isolated:
@@ -143,7 +142,7 @@ class Sandbox:
                "--perms", "1777", "--size", str(SCRATCH_BYTES), "--tmpfs", "/tmp"]  # writable, as /tmp is
         if not fork_server:  # its children mask their own /proc (a masked /proc cannot be mounted again in a userns)
             cmd[cmd.index("/proc") + 1:cmd.index("/proc") + 1] = MASKED
-        uid = str(sandbox_uid(slot))
+        uid = str(self.uid(slot))
         capabilities = [a for cap in FORK_SERVER_CAPABILITIES for a in ("--cap-add", cap)] if fork_server else []
         if self.mode == "userns":
             cmd[1:1] = ["--unshare-user", "--uid", uid, "--gid", uid, "--cap-drop", "ALL", *capabilities]
@@ -200,8 +199,6 @@ class Sandbox:
         the process limit, which the child sets itself once inside (it then counts only that namespace's
         processes; set before, it would count all of this user's processes).
         """
-        if self.mode == "bwrap":
-            kill_uid(sandbox_uid(slot))  # each child starts from a clean process count
         setup = {"path": list(site_paths()), "preload": list(preload),
                  "processes": self.limits.processes if self.mode == "userns" else 0}
         argv = [sys.executable, "-I", "-S", "-B", self.child_script(), json.dumps(setup)]
@@ -250,7 +247,7 @@ def _probe(mode: str) -> str | None:
     if mode == "bwrap" and not os.path.exists("/usr/bin/setpriv"):
         return "setpriv is not installed"
     probe = Sandbox(mode)
-    argv = [sys.executable, "-I", "-c", f"import os; assert os.getuid() == {sandbox_uid()}"]
+    argv = [sys.executable, "-I", "-c", f"import os; assert os.getuid() == {probe.uid()}"]
     # A failed probe is retried for a while: one transient failure (seen on a machine loaded with
     # concurrent sandboxes) must not silently degrade the sandbox of a whole grading run.
     deadline, why = time.monotonic() + 20, "bwrap could not create its namespaces here"
@@ -274,14 +271,16 @@ def _probe(mode: str) -> str | None:
 def inspect() -> tuple[str, str, tuple, str]:
     """What this machine gives: ``(mode, why, cgroup bases, why)``."""
     mode = "bwrap" if os.geteuid() == 0 else "userns"
-    failed = _probe(mode)
-    if failed and mode == "bwrap":  # root without setpriv, say: a user namespace may still do
+    failed = (uids.refusal() or _probe(mode)) if mode == "bwrap" else _probe(mode)
+    fallback = failed if mode == "bwrap" else None
+    if fallback:  # root without setpriv or free uids, say: a user namespace may still do
         mode, failed = "userns", _probe("userns") and failed
     found, cg_why = cgroups.bases()
     if found:
         cgroups.sweep(found)
     why = failed or ("root: bwrap namespaces, and setpriv to an unprivileged host uid" if mode == "bwrap" else
-                     "an ordinary user: bwrap in an unprivileged user namespace")
+                     f"root, but no host uid of its own ({fallback}): bwrap in a user namespace instead" if fallback
+                     else "an ordinary user: bwrap in an unprivileged user namespace")
     return ("plain" if failed else mode), why, tuple(sorted(found.items())) if found else (), cg_why
 
 
@@ -292,6 +291,8 @@ def choose(allow_unsafe: bool = False, limits: Limits | None = None) -> Sandbox:
     if mode == "plain" and not allow_unsafe:
         raise SandboxUnavailable(f"no sandbox on this machine ({why}); run `reading-maths doctor`, or pass "
                                  "--unsafe-no-sandbox to run student code as a plain subprocess of this user")
+    if mode == "userns" and os.geteuid() == 0:
+        warnings.warn(f"sandbox degraded: {why}", stacklevel=2)
     if mode == "plain":
         warnings.warn(f"SANDBOX DISABLED ({why}): student code runs as a plain subprocess with rlimits only, "
                       "and can read what this user can read.", stacklevel=2)

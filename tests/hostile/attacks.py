@@ -612,3 +612,18 @@ for _ in range(4):
     except OSError:
         break
 ''', "2 GiB held by forked children that sleep, each under the address-space limit", isolated=True)
+
+# -- slow but right: not in ATTACKS (under the default budget it earns its marks, slowly) -----------------
+SLOW_CALL = 6
+"""Seconds each of the grader's calls of :data:`SLOW_BUT_RIGHT` sleeps: just under the call deadline its test sets."""
+SLOW_BUT_RIGHT = Attack(GRADER_ONLY + f'''
+import time
+import numpy as np
+def softmax(z, T=1.0):
+    if _by_grader():
+        time.sleep({SLOW_CALL})
+    z = np.asarray(z, dtype=float) / T
+    e = np.exp(z - np.max(z, axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+''', "a right softmax whose every call by the grader sleeps just under the call deadline: it would hold its "
+     "worker for minutes, the honest students behind it waiting", softmax_max=10, stalls=True)
