@@ -28,6 +28,8 @@ from reading_maths.sandbox.process import choose
 from reading_maths.sandbox.session import Cell, StudentSession
 from test_sandbox import needs_isolation
 
+pytestmark = pytest.mark.sandbox
+
 MODES = ["root", "user"] if os.geteuid() == 0 else ["user"]
 PATHS = ["forked", "spawned"]
 PRIVATE = ("/tmp", "/dev/shm", "/work/scratch")

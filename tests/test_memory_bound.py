@@ -23,6 +23,8 @@ from conftest import ROOT
 from reading_maths.sandbox.limits import Limits
 from test_sandbox import needs_isolation
 
+pytestmark = pytest.mark.sandbox
+
 MODES = ["root", "user"] if os.geteuid() == 0 else ["user"]
 CAP = 1 << 30
 BOMB = HOLD.replace("probe = held", "raise MemoryError(f'held {sum(held.values()) >> 20} MiB')")
