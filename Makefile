@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test release lint system-packages clean hub hub-proxy hub-lab
+.PHONY: demo test test-fast release lint system-packages clean hub hub-proxy hub-lab
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -63,6 +63,11 @@ demo: $(STAMP) system-packages
 
 test: $(STAMP) system-packages hub-proxy hub-lab
 	$(BIN)/python -m pytest -n 2 -q
+
+# The in-process tests only (no sandbox, kernel, hub, browser or other program), for every edit: under a minute.
+# A test that starts one fails here until it carries its marker (tests/inprocess.py).
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest -n 2 -q --fast
 
 lint: $(STAMP)
 	$(BIN)/ruff check reading_maths classroom graders tests benchmarks hub

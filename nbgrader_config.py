@@ -38,6 +38,24 @@ from reading_maths.nbgrader.feedback import configure as offline_feedback  # noq
 
 offline_feedback(c)
 
+# Formgrader's manual-grading page and generate_feedback show a student's notebook as inert HTML: no script,
+# handler, frame, style or outside request from anything the student wrote, formulas still typeset
+# (reading_maths/nbgrader/inert.py).
+from reading_maths.nbgrader.inert import configure as inert_submissions  # noqa: E402
+
+inert_submissions(c)
+
+# `nbgrader collect` (and formgrader's Collect button) and `zip_collect` take only what a student can prove is
+# theirs: inbound entries owned by the student they name, no future timestamps, no links, hard links, FIFOs
+# or devices, files copied without following links (reading_maths/nbgrader/exchange.py).
+from reading_maths.nbgrader.exchange import configure as safe_collect  # noqa: E402
+
+safe_collect(c)
+
+# `nbgrader export`: every field quoted, no cell a spreadsheet would run as a formula
+# (reading_maths/reports/spreadsheet.py; `reading-maths report`'s grades.csv is written the same way).
+c.ExportApp.plugin_class = "reading_maths.reports.spreadsheet.SafeCsvExport"
+
 # --- LMS downloads: `nbgrader zip_collect ASSIGNMENT` ------------------------------------------------
 # Put the LMS's bulk download (zip files or loose notebooks) in downloaded/<assignment>/archive/, then
 # `nbgrader zip_collect <assignment>` extracts it and files each notebook as submitted/<student>/<assignment>/.
@@ -46,7 +64,8 @@ offline_feedback(c)
 #     e.g. lovelaceada_LATE_12345_67890_code-1.ipynb  ->  submitted/lovelaceada/code/code.ipynb
 # (For Moodle's "Full Name_12345_assignsubmission_file_code.ipynb" use instead
 #  r"^(?:.*/)?(?P<student_id>[^/_]+?)_\d+_assignsubmission_file_(?P<file_id>[^/]+?)\.ipynb$", with ids from the names.)
-c.ZipCollectApp.collector_plugin = "nbgrader.plugins.FileNameCollectorPlugin"
+# reading_maths.nbgrader.exchange.SafeFileNameCollector: nbgrader's FileNameCollectorPlugin refusing links,
+# hard links, FIFOs and devices (set with `collect` below).
 c.FileNameCollectorPlugin.named_regexp = (
     # nbgrader matches the whole path of each extracted file, hence the leading "(?:.*/)?"
     r"^(?:.*/)?(?P<student_id>[^/_]+)_(?:LATE_|late_)?\d+_\d+_(?P<file_id>[^/]+?)(?:-\d+)?\.ipynb$"
@@ -62,3 +81,4 @@ from reading_maths.nbgrader.sandboxed import route_autograde  # noqa: E402
 
 route_autograde(c)
 c.GradeInSandbox.timeout = 30
+c.GradeInSandbox.budget = 300  # seconds for one notebook's whole grading; the questions left then get 0

@@ -61,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
             accounts.set_password(person)
         else:
             accounts.create(person, REPO, COMMENT)
-    site = make_site(args.site, env, [p.name for p in people], port=args.port,
+    site = make_site(args.site, env, [p.name for p in people], INSTRUCTOR, port=args.port,
                      checks=(INSTRUCTOR, people[0].course, INSTRUCTOR))  # the checks service, as the instructor
     accounts.enrol(people[0], people[1:], env, site.exchange)  # the class list, with names, in the gradebook
     with running(site) as hub:

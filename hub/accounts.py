@@ -24,6 +24,14 @@ INSTRUCTOR_NBGRADER_CONFIG = '''\
 """The instructor's nbgrader settings: where the course is (formgrader runs from the home folder)."""
 c = get_config()  # noqa: F821
 c.CourseDirectory.root = {root!r}
+# formgrader reads this file, not the course's: its pages show submissions as inert HTML here too
+from reading_maths.nbgrader.feedback import configure as offline_feedback
+from reading_maths.nbgrader.exchange import configure as safe_collect
+from reading_maths.nbgrader.inert import configure as inert_submissions
+
+offline_feedback(c)
+inert_submissions(c)
+safe_collect(c)  # formgrader's Collect button takes only entries their owners made
 '''
 
 

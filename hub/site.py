@@ -3,7 +3,8 @@
 A site is one folder (``/srv/reading-maths-hub`` for ``make hub``, a temporary one in the test)::
 
     site.json          what hub/jupyterhub_config.py reads: ports, accounts, the shared env, the proxy
-    exchange/          nbgrader's shared exchange, mode 777 as nbgrader documents for a multi-user server
+    exchange/          nbgrader's shared exchange: the root sticky and world-writable, the course's folder, its
+                       outbound/ and inbound/ (write-only, sticky) the instructor's (reading_maths.nbgrader.exchange)
     etc/jupyter/       nbgrader_config.py for every single-user server (on JUPYTER_CONFIG_PATH):
                        the course id and the exchange
     state/             root only: JupyterHub's database, cookie secret and log
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import json
 import os
+import pwd
 import shutil
 import signal
 import socket
@@ -29,6 +31,8 @@ import urllib.request
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+
+from reading_maths.nbgrader.exchange import lay_out
 
 HERE = Path(__file__).resolve().parent
 CONFIG = HERE / "jupyterhub_config.py"
@@ -96,15 +100,19 @@ def lay_out_checks(root: Path, instructor: str, course: Path, account: str | Non
             "program": str(root / "checks" / "checks.py"), "jupyter_path": str(root / "share" / "jupyter")}
 
 
-def make_site(root: Path, env: Path, people: list[str], port: int | None = None,
+def make_site(root: Path, env: Path, people: list[str], instructor: str | None = None, port: int | None = None,
               checks: tuple[str, Path, str | None] | None = None) -> Site:
-    """Lay out (or refresh) a site for ``people`` whose servers run ``env``; ports are chosen free. With
+    """Lay out (or refresh) a site for ``people`` whose servers run ``env``, the course's exchange folders
+    owned by the Unix account ``instructor`` (:data:`reading_maths.nbgrader.exchange.LAYOUT`; None: by this
+    process's user); ports are chosen free. With
     ``checks = (instructor, course, account)``, the hub also runs the checks service (:func:`lay_out_checks`)."""
     site = Site(root)
-    for folder, mode in ((root, 0o755), (site.jupyter_config, 0o755), (site.exchange, 0o777), (site.state, 0o700)):
+    for folder, mode in ((root, 0o755), (site.jupyter_config, 0o755), (site.state, 0o700)):
         folder.mkdir(parents=True, exist_ok=True)
-        os.chmod(folder, mode)  # explicit: the umask must not narrow the exchange
+        os.chmod(folder, mode)  # explicit: the umask must not narrow them
     os.chmod(root / "etc", 0o755)
+    owner = pwd.getpwnam(instructor) if instructor else pwd.getpwuid(os.geteuid())
+    lay_out(site.exchange, COURSE_ID, owner.pw_uid, owner.pw_gid)
     (site.jupyter_config / "nbgrader_config.py").write_text(
         SITE_NBGRADER_CONFIG.format(course=COURSE_ID, exchange=str(site.exchange)))
     settings = {"port": free_port(port or 0), "hub_port": free_port(), "proxy_api_port": free_port(),

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import gc
 import json
+import os
 import sys
 import time
+import warnings
 from pathlib import Path
 
 import click
@@ -13,25 +15,35 @@ import click
 from reading_maths.course import find_root
 from reading_maths.grading.batch import grade_many
 from reading_maths.grading.engine import NotGradable, Settings, load
+from reading_maths.inputs import notebooks_in
 from reading_maths.reports import outputs
 from reading_maths.reports.tables import print_gathered, print_table
 from reading_maths.sandbox.process import Limits, SandboxUnavailable, choose
+from reading_maths.sandbox.session import DEFAULT_BUDGET
 
 
-def _settings(timeout: float, unsafe: bool) -> Settings:
+def _settings(timeout: float, unsafe: bool, budget: float = DEFAULT_BUDGET) -> Settings:
     try:
-        sandbox = choose(allow_unsafe=unsafe, limits=Limits())
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            sandbox = choose(allow_unsafe=unsafe, limits=Limits())
     except SandboxUnavailable as exc:
         raise click.ClickException(str(exc)) from None
+    for warning in seen:
+        click.secho(f"warning: {warning.message}", fg="yellow", err=True)
     if not sandbox.isolated:
         click.secho("warning: --unsafe-no-sandbox: student code runs as a plain subprocess of this user "
                     "(rlimits only) and can read what this user can read", fg="yellow", err=True)
-    return Settings(sandbox, cell_timeout=timeout, call_timeout=timeout)
+    return Settings(sandbox, cell_timeout=timeout, call_timeout=timeout, budget=budget)
 
 
 UNSAFE = click.option("--unsafe-no-sandbox", "unsafe", is_flag=True,
                       help="Grade even where no sandbox can be had (student code then runs as a plain "
                            "subprocess of this user). Without it, grading refuses there.")
+BUDGET = click.option("--budget", default=DEFAULT_BUDGET, show_default=True,
+                      type=click.FloatRange(min=0, min_open=True),
+                      help="Seconds one notebook's whole grading may take (all its cells and calls); the questions "
+                           "not graded by then get 0, status timeout.")
 
 
 def _root() -> Path:
@@ -65,10 +77,11 @@ def main(course: Path | None) -> None:
               help="Append a Markdown summary here (e.g. $GITHUB_STEP_SUMMARY).")
 @click.option("--fail-under", type=float, help="Exit with status 3 when a notebook scores below this.")
 @click.option("--timeout", default=30.0, show_default=True, help="Seconds a cell or a call may run.")
+@BUDGET
 @click.option("--jobs", "-j", default=0, help="Cores to grade on: that many notebooks at once (0: every core).")
 @UNSAFE
 def grade_command(paths, as_json, junit, gradescope, hidden_visibility, assignment, summary, fail_under, timeout,
-                  jobs, unsafe):
+                  budget, jobs, unsafe):
     """Grade notebooks (files, or folders of them) on the course's hidden graders.
 
     A notebook that cannot be read (not UTF-8, not JSON, not this course's) costs only itself: it is
@@ -85,7 +98,7 @@ def grade_command(paths, as_json, junit, gradescope, hidden_visibility, assignme
     try:
         root = _root()
         notebooks, unreadable, assignment = _gradable(paths, root, assignment)
-        settings = _settings(timeout, unsafe)
+        settings = _settings(timeout, unsafe, budget)
     except click.ClickException as exc:
         if gradescope:
             gradescope.write_text(outputs.gradescope_refusal(exc.message), encoding="utf-8")
@@ -125,8 +138,7 @@ def _gradable(paths: tuple[Path, ...], root: Path,
     of other assignments are left out, and ``<assignment>.ipynb`` comes first. Raises when nothing
     can be graded.
     """
-    notebooks = [n for p in paths for n in (sorted(p.rglob("*.ipynb")) if p.is_dir() else [p])
-                 if ".ipynb_checkpoints" not in n.parts]
+    notebooks = [n for p in paths for n in (notebooks_in(p) if p.is_dir() and not p.is_symlink() else [p])]
     if not notebooks:
         raise click.ClickException("no notebooks found")
     unreadable: dict[Path, str] = {}
@@ -135,7 +147,7 @@ def _gradable(paths: tuple[Path, ...], root: Path,
         try:
             ids[nb] = load(nb, root)[1].id
         except NotGradable as exc:
-            unreadable[nb] = str(exc).replace(str(nb), nb.name)  # the file's name: what the student called it
+            unreadable[nb] = str(exc)
     others = []
     if assignment is not None:
         others = [f"{nb.name} is a notebook of {a}, not {assignment}" for nb, a in ids.items() if a != assignment]
@@ -158,11 +170,31 @@ def release_command(assignments):
         click.echo(f"release/{assignment}/ regenerated")
 
 
+@main.command("new-question")
+@click.argument("assignment")
+@click.argument("question")
+def new_question_command(assignment, question):
+    """Scaffold QUESTION in ASSIGNMENT: its cells in the source notebook, a grader file and corpus stubs."""
+    from reading_maths.scaffold import new_question
+
+    root = _root()
+    try:
+        written = new_question(root, assignment, question)
+    except (ValueError, FileNotFoundError, FileExistsError) as exc:
+        raise click.ClickException(str(exc)) from None
+    for path in written:
+        click.echo(f"written: {path.relative_to(root)}")
+    click.echo(f"next: the prompt and the solution in {written[0].relative_to(root)}, the cases in "
+               f"{written[1].relative_to(root)}, the corpora, then `reading-maths release {assignment}` "
+               "(graders/README.md)")
+
+
 @main.command("autograde")
 @click.argument("assignment")
 @click.option("--student", help="Grade only this student's submission.")
 @click.option("--jobs", "-j", default=0, help="Cores to grade on: that many notebooks at once (0: every core).")
 @click.option("--timeout", default=30.0, show_default=True, help="Seconds a cell or a call may run.")
+@BUDGET
 @UNSAFE
 @click.option("--scheduler", metavar="ADDRESS",
               help="Grade on the Dask cluster whose scheduler is at ADDRESS (tcp://host:8786) instead of --jobs "
@@ -172,7 +204,7 @@ def release_command(assignments):
 @click.option("--collect", is_flag=True,
               help="With --watch: also run nbgrader's collect --update from the exchange before each look.")
 @click.option("--interval", default=1.0, show_default=True, help="With --watch: seconds between looks.")
-def autograde_command(assignment, student, jobs, timeout, unsafe, scheduler, watch, collect, interval):
+def autograde_command(assignment, student, jobs, timeout, budget, unsafe, scheduler, watch, collect, interval):
     """Grade submitted/<student>/ASSIGNMENT/ in the sandbox; write autograded/ and nbgrader's gradebook."""
     from rich.console import Console
 
@@ -180,10 +212,10 @@ def autograde_command(assignment, student, jobs, timeout, unsafe, scheduler, wat
     from reading_maths.reports.tables import autograde_table
 
     if watch:
-        _watch(assignment, _settings(timeout, unsafe), jobs, collect, interval)
+        _watch(assignment, _settings(timeout, unsafe, budget), jobs, collect, interval)
         return
     try:
-        outcomes = autograde(_root(), assignment, _settings(timeout, unsafe), student=student, jobs=jobs,
+        outcomes = autograde(_root(), assignment, _settings(timeout, unsafe, budget), student=student, jobs=jobs,
                              scheduler=scheduler)
     except LookupError as exc:
         raise click.ClickException(str(exc.args[0])) from None
@@ -236,7 +268,15 @@ def doctor_command():
     click.echo(f"sandbox: {mode} - {names[mode]}")
     for item in found:
         click.echo(f"  [{'held' if item.held else 'NOT held'}] {item.name}: {item.why}")
-    sys.exit(0 if mode != "plain" else 1)
+    layout = []
+    if shared := os.environ.get("READING_MATHS_EXCHANGE"):  # a hub's shared exchange (hub/jupyterhub_config.py)
+        from reading_maths.nbgrader.exchange import layout_checks
+
+        layout = layout_checks(Path(shared), os.environ.get("READING_MATHS_COURSE_ID", "reading-maths"))
+        click.echo(f"exchange: {shared} (shared by the hub's accounts)")
+        for held, statement in layout:
+            click.echo(f"  [{'held' if held else 'NOT held'}] {statement}")
+    sys.exit(0 if mode != "plain" and all(held for held, _ in layout) else 1)
 
 
 @main.command("gradescope")

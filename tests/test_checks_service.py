@@ -181,12 +181,16 @@ def test_no_check_after_the_closing_time_and_none_of_other_files(desk, course):
 
 
 def test_the_instructor_exports_every_request(desk, course):
+    limits(course, "[assignments.code]\nattempts = 1\n")
+    run(desk.ask("hal", "code/code.ipynb", variant(0)))
+    with pytest.raises(Refused):
+        run(desk.ask("hal", "code/code.ipynb", variant(1)))
     done = subprocess.run([sys.executable, "-m", "reading_maths.cli", "--course", str(course), "checks", "export",
                            "--db", str(desk.store.path), "--format", "jsonl"], capture_output=True, text=True,
                           timeout=120, check=True)
     rows = [json.loads(line) for line in done.stdout.splitlines()]
     assert [r["id"] for r in rows] == sorted(r["id"] for r in desk.store.listing())
-    assert {"ada", "bea", "fay"} <= {r["user"] for r in rows} and {"graded", "refused"} <= {r["outcome"] for r in rows}
+    assert "hal" in {r["user"] for r in rows} and {"graded", "refused"} <= {r["outcome"] for r in rows}
     assert all(len(r["sha256"]) == 64 and r["asked_at"] for r in rows)
 
 

@@ -21,6 +21,8 @@ from conftest import ROOT
 from reading_maths.course import Assignment
 from reading_maths.nbgrader.feedback import mathjax_file
 
+pytestmark = pytest.mark.browser
+
 SHOTS = Path(__file__).resolve().parent / "screenshots"
 
 

@@ -50,8 +50,11 @@ from hostile.ordinary import as_user, ordinary_user
 from classroom.builder import answered
 from conftest import ROOT
 from reading_maths.notebook import grade_id
+from reading_maths.sandbox import uids
 from reading_maths.sandbox.inside import wire
-from reading_maths.sandbox.process import SCRATCH_PREFIX, UID_BASE, UID_SPAN, inspect
+from reading_maths.sandbox.process import SCRATCH_PREFIX, inspect
+
+pytestmark = pytest.mark.sandbox
 
 CLI = [sys.executable, "-m", "reading_maths.cli"]
 SOURCE = ROOT / "source" / "code" / "code.ipynb"
@@ -154,7 +157,7 @@ def sandboxed(uid: int) -> bool:
     """A uid sandboxes run as (see reading_maths.sandbox.process.sandbox_uid), nobody's, or the
     ordinary grading user's (in a user namespace the sandbox is that user on the host)."""
     graders = {ordinary_user()[0]} if os.geteuid() == 0 else set()
-    return uid == 65534 or UID_BASE <= uid < UID_BASE + UID_SPAN or uid in graders
+    return uid == 65534 or uid in uids.configured() or uid in graders
 
 
 def leftovers() -> list[str]:

@@ -36,7 +36,7 @@ from hub_class import class_on_hub
 
 from reading_maths.notebook import SOLUTION_MARKERS, grade_id, is_test_cell
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.hub, pytest.mark.browser]
 
 REPO = Path(__file__).resolve().parents[1]
 SHOTS = Path(__file__).resolve().parent / "screenshots" / "hub"

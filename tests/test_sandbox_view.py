@@ -13,6 +13,8 @@ from conftest import ROOT
 from reading_maths.sandbox.process import INSIDE
 from test_sandbox import SANDBOX, needs_isolation, session
 
+pytestmark = pytest.mark.sandbox
+
 WALK = r"""
 import os
 seen = []

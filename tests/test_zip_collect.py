@@ -12,8 +12,11 @@ import zipfile
 from pathlib import Path
 
 import nbformat
+import pytest
 
 from conftest import ROOT
+
+pytestmark = pytest.mark.slow
 
 STUDENTS = {
     "lovelaceada_12345_67890_code.ipynb": "lovelaceada",

@@ -22,7 +22,10 @@ PACKAGE = "django-static-mathjax"
 
 CONFIG = {
     "tex": {"inlineMath": [["$", "$"], ["\\(", "\\)"]], "displayMath": [["$$", "$$"], ["\\[", "\\]"]],
-            "processEscapes": True, "processEnvironments": True, "tags": "ams"},
+            "processEscapes": True, "processEnvironments": True, "tags": "ams",
+            # nothing loaded on demand (from the network) and nothing that makes links or runs code:
+            # \require and autoload's \href, \class, \style, \unicode are left out
+            "packages": {"[-]": ["require", "autoload"]}},
     "svg": {"fontCache": "global"},
     # no context menu: its accessibility options would load more of MathJax, from the network
     "options": {"enableMenu": False},
@@ -32,7 +35,7 @@ CONFIG = {
 
 def mathjax_file(component: str = "tex-svg.js") -> Path:
     """A MathJax 3 component file (``es5/<component>``) as the ``django-static-mathjax`` package installs it."""
-    path = Path(importlib.metadata.distribution(PACKAGE).locate_file(f"mathjax/static/mathjax/es5/{component}"))
+    path = Path(str(importlib.metadata.distribution(PACKAGE).locate_file(f"mathjax/static/mathjax/es5/{component}")))
     if not path.is_file():
         raise FileNotFoundError(f"{path} is missing: pip install {PACKAGE}")
     return path

@@ -10,6 +10,7 @@ import nbformat
 
 from reading_maths.course import assignments as course_assignments
 from reading_maths.nbgrader.environment import nbgrader_env
+from reading_maths.scaffold import sync_points
 
 
 def generate(root: Path, assignment: str, db_url: str | None = None) -> Path:
@@ -34,9 +35,11 @@ def clean(notebook: Path) -> None:
 
 
 def release(root: Path, assignments: list[str] | None = None, db_url: str | None = None) -> list[str]:
-    """Regenerate ``release/<assignment>/`` for each assignment (all that exist by default)."""
+    """Regenerate ``release/<assignment>/`` for each assignment (all that exist by default), each grade cell's
+    points first taken from its grader (:func:`~reading_maths.scaffold.sync_points`)."""
     done = []
     for assignment in assignments or [a.id for a in course_assignments(root)]:
+        sync_points(root, assignment)
         for notebook in generate(root, assignment, db_url).glob("*.ipynb"):
             clean(notebook)
         done.append(assignment)

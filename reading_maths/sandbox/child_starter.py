@@ -33,13 +33,13 @@ log = logging.getLogger(__name__)
 class Starter:
     """Hands out fresh sandboxed children, each started before it is asked for."""
 
-    def __init__(self, sandbox: Sandbox, preload: tuple[str, ...] = ()):
+    def __init__(self, sandbox: Sandbox, preload: tuple[str, ...] = (), slots: range = range(SLOTS)):
         if not sandbox.isolated:
             raise ValueError("children are started ahead only in the full sandbox (the plain one needs a scratch "
                              "folder per notebook)")
         self.sandbox, self.preload = sandbox, preload
         self._fork_server: ForkServer | None = ForkServer(sandbox, preload)
-        self._slots = itertools.cycle(range(SLOTS))
+        self._slots = itertools.cycle(slots)
         self._ready: tuple[int, Started] | None = None
         self._slot_of: dict[int, int] = {}
         self._dying: dict[int, Dying] = {}
@@ -95,14 +95,14 @@ class Starter:
             self._fork_server.close()
 
 
-_made: dict[tuple[int, Sandbox, tuple[str, ...]], Starter] = {}
+_made: dict[tuple[int, Sandbox, tuple[str, ...], range], Starter] = {}
 
 
-def starter(sandbox: Sandbox, preload: tuple[str, ...]) -> Starter:
-    """This process's starter for ``sandbox`` (a forked process makes its own); its children are stopped
-    when the process exits (a pool worker's exit included)."""
-    key = (os.getpid(), sandbox, preload)
+def starter(sandbox: Sandbox, preload: tuple[str, ...], slots: range = range(SLOTS)) -> Starter:
+    """This process's starter for ``sandbox`` and ``slots`` (a forked process makes its own); its children are
+    stopped when the process exits (a pool worker's exit included)."""
+    key = (os.getpid(), sandbox, preload, slots)
     if key not in _made:
-        _made[key] = made = Starter(sandbox, preload)
+        _made[key] = made = Starter(sandbox, preload, slots)
         multiprocessing.util.Finalize(made, made.close, exitpriority=10)
     return _made[key]

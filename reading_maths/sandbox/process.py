@@ -3,8 +3,8 @@
 With ``bwrap`` the child runs in new PID, network, IPC and UTS namespaces with no capabilities and
 no new privileges, seeing only ``/usr``, the Python installation and the child's own folder (``sandbox/inside``)
 read-only, and a small private tmpfs (its HOME and working directory) writable; nothing it writes
-reaches the host's disk.  As root it also runs as an unprivileged host uid of its own (one per
-grading process, not in /etc/passwd, every process of it killed before each notebook); as an
+reaches the host's disk.  As root it also runs as an unprivileged host uid of its own (from a range
+checked free, a block of them locked per grading process: :mod:`reading_maths.sandbox.uids`); as an
 ordinary user the namespaces live in an unprivileged user namespace (``"userns"``) and the child is
 the grading user on the host, hidden from everything but what is bound in.  Where the machine
 delegates cgroups, each sandbox gets memory (shared memory included) and process caps of its own;
@@ -26,13 +26,10 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from reading_maths.sandbox import cgroups
+from reading_maths.sandbox import cgroups, uids
 from reading_maths.sandbox.cgroups import Cgroup
-from reading_maths.sandbox.stopping import kill_uid
+from reading_maths.sandbox.uids import BLOCK, RERUN_SLOTS, SLOTS  # noqa: F401 - the slots, named here too
 
-UID_BASE, UID_SPAN = 200_000, 50_000
-SLOTS = 3
-"""Sandbox uids per grading process: one child runs, the next waits ready, the last is still dying."""
 SCRATCH_BYTES = 64 << 20
 SCRATCH_PREFIX = "reading-maths-scratch-"
 
@@ -40,7 +37,7 @@ SCRATCH_PREFIX = "reading-maths-scratch-"
 def sandbox_uid(slot: int = 0) -> int:
     """The unprivileged uid this grading process runs its sandboxes in ``slot`` as (:data:`SLOTS` per process,
     so that a child started ahead or one still dying never shares the uid of the one running)."""
-    return UID_BASE + (os.getpid() % (UID_SPAN // SLOTS)) * SLOTS + slot % SLOTS
+    return uids.block()[slot % BLOCK]
 
 
 class SandboxUnavailable(RuntimeError):
@@ -125,6 +122,11 @@ class Sandbox:
     def isolated(self) -> bool:
         return self.mode in ("bwrap", "userns")
 
+    def uid(self, slot: int = 0) -> int:
+        """The uid ``slot``'s children run as: a host uid as root (:func:`sandbox_uid`), else one that only names
+        the grading user inside the child's user namespace."""
+        return sandbox_uid(slot) if self.mode == "bwrap" else uids.namespace_uid(slot)
+
     def new_scratch(self) -> Path | None:
         """A private, empty host folder for the degraded mode's HOME (the sandbox uses a tmpfs: none)."""
         if self.isolated:
@@ -144,7 +146,7 @@ class Sandbox:
                "--unshare-cgroup-try", "--die-with-parent", "--new-session",
                "--ro-bind", "/usr", "/usr", "--proc", "/proc", "--dev", "/dev",
                "--perms", "1777", "--size", str(SCRATCH_BYTES), "--tmpfs", "/tmp"]  # writable, as /tmp is
-        uid = str(sandbox_uid(slot))
+        uid = str(self.uid(slot))
         capabilities = [a for cap in FORK_SERVER_CAPABILITIES for a in ("--cap-add", cap)] if fork_server else []
         if self.mode == "userns":
             cmd[1:1] = ["--unshare-user", "--uid", uid, "--gid", uid, "--cap-drop", "ALL", *capabilities]
@@ -198,8 +200,6 @@ class Sandbox:
         the process limit, which the child sets itself once inside (it then counts only that namespace's
         processes; set before, it would count all of this user's processes).
         """
-        if self.mode == "bwrap":
-            kill_uid(sandbox_uid(slot))  # each child starts from a clean process count
         setup = {"path": list(site_paths()), "preload": list(preload),
                  "processes": self.limits.processes if self.mode == "userns" else 0}
         argv = [sys.executable, "-I", "-S", "-B", self.child_script(), json.dumps(setup)]
@@ -245,7 +245,7 @@ def _probe(mode: str) -> str | None:
     if mode == "bwrap" and not os.path.exists("/usr/bin/setpriv"):
         return "setpriv is not installed"
     probe = Sandbox(mode)
-    argv = [sys.executable, "-I", "-c", f"import os; assert os.getuid() == {sandbox_uid()}"]
+    argv = [sys.executable, "-I", "-c", f"import os; assert os.getuid() == {probe.uid()}"]
     # A failed probe is retried for a while: one transient failure (seen on a machine loaded with
     # concurrent sandboxes) must not silently degrade the sandbox of a whole grading run.
     deadline, why = time.monotonic() + 20, "bwrap could not create its namespaces here"
@@ -267,14 +267,16 @@ def _probe(mode: str) -> str | None:
 def inspect() -> tuple[str, str, tuple, str]:
     """What this machine gives: ``(mode, why, cgroup bases, why)``."""
     mode = "bwrap" if os.geteuid() == 0 else "userns"
-    failed = _probe(mode)
-    if failed and mode == "bwrap":  # root without setpriv, say: a user namespace may still do
+    failed = (uids.refusal() or _probe(mode)) if mode == "bwrap" else _probe(mode)
+    fallback = failed if mode == "bwrap" else None
+    if fallback:  # root without setpriv or free uids, say: a user namespace may still do
         mode, failed = "userns", _probe("userns") and failed
     found, cg_why = cgroups.bases()
     if found:
         cgroups.sweep(found)
     why = failed or ("root: bwrap namespaces, and setpriv to an unprivileged host uid" if mode == "bwrap" else
-                     "an ordinary user: bwrap in an unprivileged user namespace")
+                     f"root, but no host uid of its own ({fallback}): bwrap in a user namespace instead" if fallback
+                     else "an ordinary user: bwrap in an unprivileged user namespace")
     return ("plain" if failed else mode), why, tuple(sorted(found.items())) if found else (), cg_why
 
 
@@ -285,6 +287,8 @@ def choose(allow_unsafe: bool = False, limits: Limits | None = None) -> Sandbox:
     if mode == "plain" and not allow_unsafe:
         raise SandboxUnavailable(f"no sandbox on this machine ({why}); run `reading-maths doctor`, or pass "
                                  "--unsafe-no-sandbox to run student code as a plain subprocess of this user")
+    if mode == "userns" and os.geteuid() == 0:
+        warnings.warn(f"sandbox degraded: {why}", stacklevel=2)
     if mode == "plain":
         warnings.warn(f"SANDBOX DISABLED ({why}): student code runs as a plain subprocess with rlimits only, "
                       "and can read what this user can read.", stacklevel=2)

@@ -553,3 +553,18 @@ for key in range(0x5e11, 0x5e19):
             ctypes.memset(address, 1, 8 << 20)
 ''', "SysV shared memory segments that outlive their process unless the IPC namespace dies with it",
     isolated=True)
+
+# -- slow but right: not in ATTACKS (under the default budget it earns its marks, slowly) -----------------
+SLOW_CALL = 6
+"""Seconds each of the grader's calls of :data:`SLOW_BUT_RIGHT` sleeps: just under the call deadline its test sets."""
+SLOW_BUT_RIGHT = Attack(GRADER_ONLY + f'''
+import time
+import numpy as np
+def softmax(z, T=1.0):
+    if _by_grader():
+        time.sleep({SLOW_CALL})
+    z = np.asarray(z, dtype=float) / T
+    e = np.exp(z - np.max(z, axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+''', "a right softmax whose every call by the grader sleeps just under the call deadline: it would hold its "
+     "worker for minutes, the honest students behind it waiting", softmax_max=10, stalls=True)

@@ -19,10 +19,12 @@ import sys
 
 if __package__:  # imported by the trusted side's tests
     from reading_maths.sandbox.inside import wire
+    from reading_maths.sandbox.inside.notebook_shell import ZMQInteractiveShell, no_input, run_code
 else:  # the sandbox's entry point (or the fork server's module): only the files of sandbox/inside beside it
     if os.path.dirname(os.path.abspath(__file__)) not in sys.path:
         sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import wire
+    from notebook_shell import ZMQInteractiveShell, no_input, run_code
 
 OUTPUT_CAP = 1 << 20
 
@@ -40,20 +42,6 @@ class _Sink:
 
     def isatty(self) -> bool:
         return False
-
-
-class _Shell:
-    """Stands in for ``get_ipython()``: magics and shell escapes are not run when grading."""
-
-    def __call__(self):
-        return self
-
-    def run_line_magic(self, *args, **kwargs):
-        return None
-
-    run_cell_magic = run_line_magic
-    system = run_line_magic
-    getoutput = run_line_magic
 
 
 class GraderPipes:
@@ -98,23 +86,12 @@ def _error_text(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {message}" if message else type(exc).__name__
 
 
-def _transform(source: str) -> str:
-    """Turn IPython syntax (magics, ``!cmd``) into Python when a cell has any."""
-    if not any(line.lstrip().startswith(("%", "!")) or line.rstrip().endswith("?")
-               for line in source.splitlines()):
-        return source
-    from IPython.core.inputtransformer2 import TransformerManager
-
-    return TransformerManager().transform_cell(source)
-
-
 def run_cells(channel: GraderPipes, cells: list[dict], namespace: dict) -> None:
     for cell in cells:
         channel.send({"event": "cell", "id": cell["id"]})
         error = None
         try:
-            code = compile(_transform(cell["source"]), f"<cell {cell['id']}>", "exec")
-            exec(code, namespace)  # noqa: S102 - this process is the sandbox
+            run_code(cell["source"], f"<cell {cell['id']}>", namespace)
         except BaseException as exc:  # noqa: BLE001 - SystemExit and KeyboardInterrupt included
             error = _error_text(exc)
         channel.send({"event": "cell_done", "id": cell["id"], "error": error})
@@ -218,8 +195,10 @@ def preload(modules: list) -> None:
 def run(channel: GraderPipes) -> None:
     """Run the notebook's cells as the trusted side sends them, then answer its requests until it stops."""
     setup = channel.receive()
-    namespace = {"__name__": "__main__", "__builtins__": builtins,
-                 "get_ipython": _Shell(), "display": lambda *a, **k: None}
+    namespace = {"__name__": "__main__", "__builtins__": builtins}
+    namespace.update(get_ipython=ZMQInteractiveShell(namespace), display=lambda *a, **k: None)
+    builtins.input = no_input
+    sys.path.insert(0, os.getcwd())  # as in Jupyter: a module the notebook writes (%%writefile) is imported
     run_cells(channel, setup.get("cells", []), namespace)
     names = setup.get("names", [])
     ready(channel, namespace, names)
