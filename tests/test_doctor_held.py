@@ -16,6 +16,8 @@ from hostile.ordinary import as_user, ordinary_user
 from conftest import ROOT
 from test_hostile import MODES, run_cli
 
+pytestmark = pytest.mark.sandbox
+
 
 @pytest.fixture(scope="module", params=MODES)
 def mode(request) -> str:

@@ -69,6 +69,7 @@ def test_a_range_holding_an_account_or_a_group_is_refused():
     assert any("has gid 65534" in p for p in found), found
 
 
+@pytest.mark.sandbox
 @root_only
 def test_doctor_shows_the_range_in_use(monkeypatch):
     monkeypatch.delenv("READING_MATHS_UIDS", raising=False)
@@ -79,6 +80,7 @@ def test_doctor_shows_the_range_in_use(monkeypatch):
     assert line.startswith("  [held]") and f"range {SMALL}" in line, line
 
 
+@pytest.mark.sandbox
 @root_only
 def test_a_range_overlapping_a_subuid_grant_is_refused_with_a_clear_message(tmp_path, monkeypatch):
     grants = tmp_path / "subuid"
@@ -98,6 +100,7 @@ def test_a_range_overlapping_a_subuid_grant_is_refused_with_a_clear_message(tmp_
     assert '"status": "passed"' in done.stdout  # still graded, in a user namespace
 
 
+@pytest.mark.sandbox
 @root_only
 def test_a_range_whose_every_block_is_in_use_is_refused(monkeypatch):
     one = uids.UidRange(SMALL.first, SMALL.first + uids.BLOCK - 1)
@@ -130,6 +133,7 @@ class UidsSeen:
         self._thread.join()
 
 
+@pytest.mark.sandbox
 @root_only
 def test_another_accounts_processes_in_the_range_survive_a_batch(monkeypatch):
     monkeypatch.setenv("READING_MATHS_UIDS", str(SMALL))
@@ -151,6 +155,7 @@ def test_another_accounts_processes_in_the_range_survive_a_batch(monkeypatch):
     assert graders and all(u >= SMALL.first + 3 * uids.BLOCK for u in graders), sorted(seen.seen)
 
 
+@pytest.mark.sandbox
 @root_only
 def test_stopping_sandboxes_never_kills_another_process_of_their_uid():
     sandbox = choose()
