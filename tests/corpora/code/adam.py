@@ -339,3 +339,17 @@ def _fresh_eps_inside_root(grad, theta0, steps, alpha=0.001, beta1=0.9, beta2=0.
 
 
 WRONG["fresh-eps-inside-root"] = ({"adam": _fresh_eps_inside_root}, "eps-inside-sqrt")
+
+
+def _fresh_functools_reduce(grad, theta0, steps, alpha=0.001, beta1=0.9, beta2=0.999, eps=1e-8):
+    from functools import reduce
+
+    def body(state, t):
+        theta, m, v = state
+        return _fresh_step(theta, grad(theta), m, v, t, alpha, beta1, beta2, eps)
+
+    theta = np.array(theta0, dtype=float)
+    return reduce(body, range(1, steps + 1), (theta, np.zeros_like(theta), np.zeros_like(theta)))[0]
+
+
+RIGHT["fresh-functools-reduce"] = {"adam": _fresh_functools_reduce}

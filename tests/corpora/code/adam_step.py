@@ -254,3 +254,13 @@ RIGHT.update({
     "fresh-torch-names-in-place": {"adam_step": _fresh_torch_names},
     "fresh-numpy-ufuncs": {"adam_step": _fresh_ufuncs},
 })
+
+
+def _fresh_returns_list(theta, g, m, v, t, alpha=0.001, beta1=0.9, beta2=0.999, eps=1e-8):
+    g = np.asarray(g, dtype=float)
+    m = beta1 * np.asarray(m, dtype=float) + (1 - beta1) * g
+    v = beta2 * np.asarray(v, dtype=float) + (1 - beta2) * g**2
+    return [np.asarray(theta, dtype=float) - alpha * (m / (1 - beta1**t)) / (np.sqrt(v / (1 - beta2**t)) + eps), m, v]
+
+
+RIGHT["fresh-returns-a-list"] = {"adam_step": _fresh_returns_list}

@@ -243,3 +243,12 @@ RIGHT.update({
     "fresh-where-two-branches": {"dpo_loss": _fresh_where_two_branches},
     "fresh-sum-over-len": {"dpo_loss": _fresh_sum_over_len},
 })
+
+
+def _fresh_maximum_softplus(pi_w, pi_l, ref_w, ref_l, beta=0.1):
+    pi_w, pi_l, ref_w, ref_l = map(np.asarray, (pi_w, pi_l, ref_w, ref_l))
+    logits = beta * ((pi_w - pi_l) - (ref_w - ref_l))
+    return float(np.mean(np.maximum(-logits, 0) + np.log1p(np.exp(-np.abs(logits)))))
+
+
+RIGHT["fresh-maximum-softplus"] = {"dpo_loss": _fresh_maximum_softplus}

@@ -327,3 +327,15 @@ RIGHT.update({
     "fresh-torch-like-dim": {"softmax": _fresh_torch_like},
     "fresh-math-rows-with-T-argument": {"softmax": _fresh_rows_math},
 })
+
+
+def _fresh_squeeze_1d(z, T=1.0):
+    z = np.asarray(z)
+    one_row = z.ndim == 1
+    z = (z[None, :] if one_row else z).astype(float) / T
+    e = np.exp(z - z.max(axis=-1, keepdims=True))
+    out = e / e.sum(axis=-1, keepdims=True)
+    return out[0] if one_row else out
+
+
+RIGHT["fresh-squeeze-a-single-row"] = {"softmax": _fresh_squeeze_1d}
