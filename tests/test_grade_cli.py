@@ -64,6 +64,14 @@ def hang_first(nb):
     nb.cells.insert(2, nbformat.v4.new_code_cell("while True:\n    pass"))
 
 
+FORGOT_IMPORT_MATH = """
+def softmax(z, T=1.0):
+    z = np.asarray(z, dtype=float) / T
+    e = np.exp(z - z.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True) * math.exp(0.0)
+"""
+
+
 def duplicate_cells(nb):
     nb.cells.extend(copy.deepcopy(c) for c in list(nb.cells))
 
@@ -78,6 +86,7 @@ def graded(tmp_path_factory):
     variant(tmp, "deleted", delete_answer)
     variant(tmp, "hang", hang_first)
     variant(tmp, "duplicated", duplicate_cells)
+    variant(tmp, "no_import", set_answer("softmax", FORGOT_IMPORT_MATH))
     done = run("grade", tmp, "--json", "--timeout", "3")
     return {r["notebook"].rsplit("/", 1)[-1][:-6]: r for r in json.loads(done.stdout)}
 
@@ -117,6 +126,11 @@ def test_renamed_and_deleted_functions_cost_only_their_question(graded):
     assert deleted["softmax"][0] == deleted["softmax"][1]
     missing = graded["renamed"]["questions"][0]["feedback"][0]
     assert "`softmax`" in missing and "not defined" in missing
+
+
+def test_a_missing_import_is_named_as_one(graded):
+    feedback = " ".join(graded["no_import"]["questions"][0]["feedback"])
+    assert "`math`" in feedback and "import math" in feedback and "renamed" not in feedback, feedback
 
 
 def test_an_endless_cell_is_stopped_and_costs_nothing_else(graded):

@@ -29,6 +29,11 @@ _WHERE = re.compile(r"\(<cell -?\d+>, line (\d+)\)")
 _IPYTHON = frozenset({"get_ipython", "display", "__name__", "In", "Out", "exit", "quit"})
 
 
+IMPORTS = {"np": "import numpy as np", "numpy": "import numpy as np", "math": "import math",
+           "plt": "import matplotlib.pyplot as plt", "sp": "import sympy as sp", "sympy": "import sympy"}
+"""Names that are modules under their usual alias: a missing one means a missing import, not a renamed answer."""
+
+
 def defined_names(code: str) -> set[str]:
     """Names a cell's Python binds at its top level (also inside ``if``/``for``/``try``/``with``)."""
     try:
@@ -105,6 +110,9 @@ class Notebook:
                   if c.index in self.errors and _MISSING_MODULE.search(self.errors[c.index])]
         if found:
             return f"`{name}` is not defined in any cell that runs when graded. " + " ".join(dict.fromkeys(found))
+        if name in IMPORTS:
+            return (f"`{name}` is not defined in any cell above this question: it is a module's usual name, so put "
+                    f"`{IMPORTS[name]}` in a code cell above (the notebook's first code cell is the usual place).")
         return (f"`{name}` is not defined in any cell above this question: keep the name `{name}` exactly as given "
                 "(a renamed function is not found), in a cell above the test cell (a definition that lived only in "
                 "your session, from a cell since deleted or changed, is not in the notebook).")
