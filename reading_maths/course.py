@@ -69,6 +69,11 @@ class Assignment:
         return tuple(m for m in found if m != "__future__")
 
     @cached_property
+    def grade_ids(self) -> list[str]:
+        """Every graded cell's id, auto and hand-marked, in notebook order."""
+        return [grade_id(c) for c in self.source.cells if nbgrader_meta(c).get("grade")]
+
+    @cached_property
     def manual_cells(self) -> list[str]:
         """Grade ids of the hand-marked answers (graded in formgrader, not here)."""
         return [
