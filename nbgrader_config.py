@@ -52,11 +52,11 @@ c.Term.due_dates = {
 # for no penalty (nbgrader's default), or name another nbgrader LateSubmissionPlugin.
 c.AssignLatePenalties.plugin_class = "reading_maths.nbgrader.late.TenPercentPerDay"
 
-# generate_feedback: nbgrader's feedback template with MathJax inlined from a package, not a CDN, so the
-# formulas in a student's feedback render offline (reading_maths/nbgrader/feedback.py).
-from reading_maths.nbgrader.feedback import configure as offline_feedback  # noqa: E402
+# generate_feedback: the course's feedback page (reading_maths/nbgrader/feedback.py): formulas as MathML, which
+# the browser typesets offline, each message once, the questions named, the read-only course code folded.
+from reading_maths.nbgrader.feedback import configure as student_feedback  # noqa: E402
 
-offline_feedback(c)
+student_feedback(c)
 
 # --- LMS downloads: `nbgrader zip_collect ASSIGNMENT` ------------------------------------------------
 # Put the LMS's bulk download (zip files or loose notebooks) in downloaded/<assignment>/archive/, then

@@ -10,11 +10,13 @@ formgrader with the graded course. ``-s`` prints how long each command took.
 
 from __future__ import annotations
 
+import base64
 import csv
 import json
 import os
 import re
 import shutil
+import struct
 import subprocess
 import time
 import urllib.request
@@ -123,7 +125,7 @@ def term(tmp_path_factory):
     course = fresh_course(tmp_path_factory.mktemp("term") / "course")
     commands = blocks("term")
     assert len(commands) >= 10, "the README's teacher's term has lost its ```bash term blocks"
-    times = []
+    times, outputs = [], {}
     for command in commands:
         for prefix, step in BEFORE.items():
             if prefix in command:
@@ -132,7 +134,7 @@ def term(tmp_path_factory):
         done = subprocess.run(["bash", "-c", command], cwd=course, capture_output=True, text=True, env=_env(),
                               timeout=900, check=False)
         times.append((command.split("  #")[0].strip(), time.monotonic() - started))
-        out = done.stdout + done.stderr
+        out = outputs[command.split("  #")[0].strip()] = done.stdout + done.stderr
         assert done.returncode == 0, f"`{command}` failed ({done.returncode}):\n{out[-3000:]}"
         assert not USAGE.search(out), f"`{command}` printed its usage instead of working:\n{out[:1500]}"
         for prefix, step in AFTER.items():
@@ -141,12 +143,13 @@ def term(tmp_path_factory):
     print("\nthe teacher's term, as the README runs it:")
     for command, seconds in times:
         print(f"  {seconds:6.1f} s  {command}")
-    return course
+    return course, outputs
 
 
 def test_every_command_of_the_term_works_and_leaves_what_the_readme_says(term):
     from nbgrader.api import Gradebook
 
+    term, _ = term
     with Gradebook(f"sqlite:///{term / 'gradebook.db'}") as gb:
         assert sorted(s.id for s in gb.students) == ["ada", "alan", "grace"]
         assert gb.find_assignment("code").duedate is not None, "the due date of nbgrader_config.py"
@@ -172,8 +175,25 @@ def test_every_command_of_the_term_works_and_leaves_what_the_readme_says(term):
     assert len(ignored) == 8, f"not ignored by git: students' work or grades ({ignored})"
 
 
+def test_numbers_say_what_is_still_to_be_marked(term):
+    """Scores come with their maxima; hand-marked answers not yet marked are said to be so, not counted as hard."""
+    term, outputs = term
+    table = " ".join(outputs[".venv/bin/reading-maths autograde proofs"].split())
+    assert "to mark" in table and "+ 6 to mark" in table, table  # puzzle_written 2 + induction_written 4
+    assert "softmax /17" in " ".join(outputs[".venv/bin/reading-maths autograde code"].split())
+    report = json.loads((term / "reports" / "report.json").read_text())
+    assert report["left_out"] == ["notation", "build"], "not released: not in the report"
+    assert set(report["awaiting_hand_marking"]["proofs"]) == {"puzzle_written", "induction_written"}
+    assert not {"puzzle_written", "induction_written"} & set(report["difficulty"]["proofs"])
+    assert "await hand-marking" in outputs[".venv/bin/reading-maths report"]
+    page = (term / "reports" / "report.html").read_text()
+    widths = [struct.unpack(">I", base64.b64decode(png)[16:20])[0] for png in re.findall(r"base64,([^']+)'", page)]
+    assert widths and max(widths) <= 1000, f"plots {widths} px wide: wider than a laptop's window"
+
+
 def test_formgrader_opens_as_the_readme_says(term):
     """JupyterLab started with the README's command serves formgrader, which lists the graded course."""
+    term, _ = term
     (command,) = blocks("term-server")
     command = command.split("  #")[0].strip() + (" --allow-root" if os.geteuid() == 0 else "")
     log = term / "lab.log"

@@ -39,11 +39,11 @@ def release(root: Path, assignments: list[str] | None = None,
             db_url: str | None = None) -> dict[str, dt.datetime | None]:
     """Regenerate ``release/<assignment>/`` for each assignment (all that exist by default) and write the
     due dates of ``c.Term.due_dates`` into the gradebook; returns each assignment's due date (None: none)."""
-    known = [a.id for a in course_assignments(root)]
+    known = sorted(p.stem for p in Path(root, "source").glob("*/*.ipynb") if p.stem == p.parent.name)
     unknown = [a for a in assignments or [] if a not in known]
     if unknown:
         raise LookupError(f"no assignment {unknown[0]!r} in source/; known assignments: {', '.join(known)}")
-    chosen = assignments or known
+    chosen = assignments or [a.id for a in course_assignments(root)]
     for assignment in chosen:
         for notebook in generate(root, assignment, db_url).glob("*.ipynb"):
             clean(notebook)

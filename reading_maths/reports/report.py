@@ -179,6 +179,7 @@ def _png(fig) -> str:
     import matplotlib.pyplot as plt
 
     buffer = io.BytesIO()
+    fig.tight_layout()  # the labels inside the figure's own width
     fig.savefig(buffer, format="png", dpi=90)
     plt.close(fig)
     return base64.b64encode(buffer.getvalue()).decode("ascii")
@@ -212,7 +213,6 @@ def plots(data: ReportData) -> dict[str, str]:
         ax.set_title(f"{a} (max {top:g})" + (", hand-marking pending" if pending else ""), fontsize=10)
         ax.set_xlabel("score")
         ax.set_ylabel("students")
-    fig.tight_layout()
     images["distribution"] = _png(fig)
 
     difficulty = [(f"{a}/{q}", v) for a, qs in data.difficulty().items() for q, v in qs.items()]
@@ -226,12 +226,14 @@ def plots(data: ReportData) -> dict[str, str]:
     images["difficulty"] = _png(fig)
 
     top = data.mistakes[:15]
-    fig, ax = plt.subplots(figsize=(WIDTH, max(1.5, 0.3 * len(top) + 0.8)))
+    if not top:
+        return images
+    fig, ax = plt.subplots(figsize=(WIDTH, 0.3 * len(top) + 0.8))
     labels = [_short(f"{m.assignment}/{m.question}: {m.mistake}") for m in top][::-1]
     ax.barh(labels, [m.count for m in top][::-1], color="#c00000")
     ax.set_xlabel("students")
     ax.xaxis.get_major_locator().set_params(integer=True)
-    ax.set_title("most common diagnosed mistakes" if top else "no catalogued mistake diagnosed")
+    ax.set_title("most common diagnosed mistakes")
     ax.tick_params(axis="y", labelsize=8)
     images["mistakes"] = _png(fig)
     return images
@@ -282,7 +284,8 @@ def write_html(data: ReportData, path: Path, title: str = "reading-maths: class 
         _table(["assignment", "question", "points", "mean fraction", "graded", "awaiting hand-marking"],
                difficulty_rows),
         "<h2 id='mistakes'>Most common mistakes</h2>",
-        f"<img alt='most common mistakes' src='data:image/png;base64,{images['mistakes']}'>",
+        (f"<img alt='most common mistakes' src='data:image/png;base64,{images['mistakes']}'>" if "mistakes" in images
+         else "<p>No catalogued mistake was diagnosed.</p>"),
         "<div class='mistakes'>",
         _table(["assignment", "question", "mistake", "count", "what the feedback says"], mistake_rows),
         "</div></body></html>",
