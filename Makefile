@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test release lint system-packages clean hub hub-proxy
+.PHONY: demo test test-fast release lint system-packages clean hub hub-proxy hub-lab
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -40,8 +40,19 @@ hub-proxy: system-packages
 	@if command -v npm >/dev/null; then $(MAKE) --no-print-directory $(PROXY); \
 	else echo "note: no npm: the hub test will skip (make system-packages as root installs it)"; fi
 
+# The Check with the hidden tests button (hub/checks-lab): a JupyterLab extension built with @jupyterlab/builder
+# from npm against the JupyterLab in .venv (the same version as the hub's servers), into hub/checks-lab/labextension.
+CHECKS_LAB := hub/checks-lab/labextension/package.json
+$(CHECKS_LAB): hub/checks-lab/package.json hub/checks-lab/package-lock.json hub/checks-lab/index.js hub/checks-lab/schema/plugin.json $(STAMP)
+	cd hub/checks-lab && npm ci --no-audit --no-fund --loglevel=error
+	cd hub/checks-lab && node node_modules/@jupyterlab/builder/lib/build-labextension.js \
+	  --core-path "$$(../../$(BIN)/python -c 'import jupyterlab, pathlib; print(pathlib.Path(jupyterlab.__file__).parent / "staging")')" .
+hub-lab: system-packages
+	@if command -v npm >/dev/null; then $(MAKE) --no-print-directory $(CHECKS_LAB); \
+	else echo "note: no npm: the hub's Check button is not built (make system-packages as root installs it)"; fi
+
 # The course on a JupyterHub on this machine (as root): prints the URL and the demo accounts.
-hub: $(STAMP) hub-proxy
+hub: $(STAMP) hub-proxy hub-lab
 	$(BIN)/python -m hub
 
 release: $(STAMP)
@@ -50,8 +61,13 @@ release: $(STAMP)
 demo: $(STAMP) system-packages
 	$(BIN)/python -m classroom.demo
 
-test: $(STAMP) system-packages hub-proxy
+test: $(STAMP) system-packages hub-proxy hub-lab
 	$(BIN)/python -m pytest -n 2 -q
+
+# The in-process tests only (no sandbox, kernel, hub, browser or other program), for every edit: under a minute.
+# A test that starts one fails here until it carries its marker (tests/inprocess.py).
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest -n 2 -q --fast
 
 lint: $(STAMP)
 	$(BIN)/ruff check reading_maths classroom graders tests benchmarks hub

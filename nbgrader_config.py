@@ -58,6 +58,24 @@ from reading_maths.nbgrader.feedback import configure as student_feedback  # noq
 
 student_feedback(c)
 
+# Formgrader's manual-grading page and generate_feedback show a student's notebook as inert HTML: no script,
+# handler, frame, style or outside request from anything the student wrote, formulas still typeset
+# (reading_maths/nbgrader/inert.py).
+from reading_maths.nbgrader.inert import configure as inert_submissions  # noqa: E402
+
+inert_submissions(c)
+
+# `nbgrader collect` (and formgrader's Collect button) and `zip_collect` take only what a student can prove is
+# theirs: inbound entries owned by the student they name, no future timestamps, no links, hard links, FIFOs
+# or devices, files copied without following links (reading_maths/nbgrader/exchange.py).
+from reading_maths.nbgrader.exchange import configure as safe_collect  # noqa: E402
+
+safe_collect(c)
+
+# `nbgrader export`: every field quoted, no cell a spreadsheet would run as a formula
+# (reading_maths/reports/spreadsheet.py; `reading-maths report`'s grades.csv is written the same way).
+c.ExportApp.plugin_class = "reading_maths.reports.spreadsheet.SafeCsvExport"
+
 # --- LMS downloads: `nbgrader zip_collect ASSIGNMENT` ------------------------------------------------
 # Put the LMS's bulk download (zip files or loose notebooks) in downloaded/<assignment>/archive/, then
 # `nbgrader zip_collect <assignment>` extracts it and files each notebook as submitted/<student>/<assignment>/.
@@ -68,6 +86,7 @@ student_feedback(c)
 # for a LATE_ file (reading_maths/nbgrader/lms.py), so the late policy above applies to LMS work too.
 # (For Moodle's "Full Name_12345_assignsubmission_file_code.ipynb" set LmsFileNames.named_regexp to
 #  r"^(?:.*/)?(?P<student_id>[^/_]+?)_\d+_assignsubmission_file_(?P<file_id>[^/]+?)\.ipynb$", ids from the names.)
+# LmsFileNames is exchange.SafeFileNameCollector (it refuses links, hard links, FIFOs and devices) plus the timestamp.
 c.ZipCollectApp.collector_plugin = "reading_maths.nbgrader.lms.LmsFileNames"
 c.LmsFileNames.valid_ext = [".ipynb"]
 

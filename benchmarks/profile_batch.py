@@ -29,7 +29,7 @@ from pathlib import Path
 
 T0, C0 = time.perf_counter(), time.process_time()
 from reading_maths.nbgrader import autograde as ag  # noqa: E402 - the import is what is timed
-from reading_maths.sandbox import ahead, stopping  # noqa: E402
+from reading_maths.sandbox import child_starter, stopping  # noqa: E402
 from reading_maths.sandbox.process import choose  # noqa: E402
 
 IMPORTS, IMPORTS_CPU = time.perf_counter() - T0, time.process_time() - C0
@@ -100,10 +100,10 @@ def instrument() -> None:
     from reading_maths.nbgrader import recording
     from reading_maths.sandbox import session
 
-    ahead.stop = counted_stop(ahead.stop)
+    child_starter.stop = counted_stop(child_starter.stop)
     meter(engine, "load", "trusted: reading and recognising the notebook")
     meter(engine, "sanitize", "trusted: sanitizing (locked cells)")
-    meter(ahead.Starter, "take", "trusted: taking a child started ahead, starting the next")
+    meter(child_starter.Starter, "take", "trusted: taking a child started ahead, starting the next")
     meter(session.StudentSession, "_run", "trusted: following the child through the cells")
     meter(session.StudentSession, "call", "trusted: calls into the sandbox (wire, pipes)")
     meter(graderfile.GraderFile, "run", "trusted: the graders' comparisons and diagnoses")
@@ -136,7 +136,8 @@ def serial_grade_many(paths, settings, *, root, assignment=None, on_result=None,
 
 def fork_server_cpu() -> tuple[float, bool]:
     """The fork servers' own CPU (their start and imports), and whether there was one."""
-    found = [s._nursery._zygote for s in ahead._made.values() if s._nursery and s._nursery._zygote]
+    found = [s._fork_server._process for s in child_starter._made.values()
+             if s._fork_server and s._fork_server._process]
     return sum(process_cpu([z.pid]) for z in found), bool(found)
 
 
@@ -147,11 +148,11 @@ def main() -> None:
     settings = ag.Settings(choose())
     wall0, cpu0 = time.perf_counter(), time.process_time()
     outcomes = ag.autograde(course, assignment, settings, progress=False)
-    zygote, forked = fork_server_cpu()
+    server_cpu, forked = fork_server_cpu()
     print(json.dumps({
         "assignment": assignment, "notebooks": len(outcomes), "sandbox": settings.sandbox.mode, "forked": forked,
         "imports": IMPORTS_CPU, "wall": time.perf_counter() - wall0, "cpu": time.process_time() - cpu0,
-        "zygote_cpu": zygote, "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "fork_server_cpu": server_cpu, "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
         "steps": dict(cpu), "wall_steps": dict(wall), "counts": dict(counts),
         "scores": {o.student: o.scores for o in outcomes},
     }))

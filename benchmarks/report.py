@@ -16,7 +16,7 @@ def buckets(p: dict) -> list[tuple[str, float]]:
     mine = sum(v for k, v in steps.items() if k != CHILDREN)
     return [("imports: reading-maths, nbgrader, NumPy, Otter (this process, once)", p["imports"]),
             *((k, v) for k, v in steps.items() if k.startswith("set-up:")),
-            ("fork server: Python, NumPy and the notebook's imports (once)", p["zygote_cpu"]),
+            ("fork server: Python, NumPy and the notebook's imports (once)", p["fork_server_cpu"]),
             (CHILDREN, steps.get(CHILDREN, 0.0)),
             *sorted(((k, v) for k, v in steps.items() if k.startswith(("trusted:", "recording:", "gradebook:"))),
                     key=lambda kv: (kv[0].split(":")[0] != "trusted", -kv[1])),

@@ -67,7 +67,8 @@ def main(argv: list[str] | None = None) -> int:
             accounts.set_password(person)
         else:
             accounts.create(person, REPO, COMMENT)
-    site = make_site(args.site, env, [p.name for p in people], port=args.port)
+    site = make_site(args.site, env, [p.name for p in people], INSTRUCTOR, port=args.port,
+                     checks=(INSTRUCTOR, people[0].course, INSTRUCTOR))  # the checks service, as the instructor
     accounts.enrol(people[0], people[1:], env, site.exchange)  # the class list, with names, in the gradebook
     with running(site) as hub:
         print(f"\nThe course's JupyterHub is at {hub.url}/  (this machine only; from elsewhere: "
@@ -75,6 +76,8 @@ def main(argv: list[str] | None = None) -> int:
         for person in people:
             role = "instructor: Nbgrader > Formgrader" if person.instructor else "student: Nbgrader > Assignment List"
             print(f"  {person.name:<12} password {person.password:<18} {role}")
+        print(f"\nChecks with the hidden tests: the notebook toolbar's button; each person's checks at "
+              f"{hub.url}/services/checks/ (limits: {people[0].course}/checks.toml).")
         print(f"\nThe instructor's course is {people[0].course}; the exchange {site.exchange}; "
               f"the hub's log {site.log}.\nCtrl-C stops the hub (the accounts stay; --remove deletes them).")
         try:

@@ -24,6 +24,14 @@ INSTRUCTOR_NBGRADER_CONFIG = '''\
 """The instructor's nbgrader settings: where the course is (formgrader runs from the home folder)."""
 c = get_config()  # noqa: F821
 c.CourseDirectory.root = {root!r}
+# formgrader reads this file, not the course's: its pages show submissions as inert HTML here too
+from reading_maths.nbgrader.feedback import configure as offline_feedback
+from reading_maths.nbgrader.exchange import configure as safe_collect
+from reading_maths.nbgrader.inert import configure as inert_submissions
+
+offline_feedback(c)
+inert_submissions(c)
+safe_collect(c)  # formgrader's Collect button takes only entries their owners made
 '''
 
 
@@ -78,6 +86,8 @@ def copy_course(repo: Path, course: Path) -> None:
         shutil.copytree(repo / part, course / part, dirs_exist_ok=True,
                         ignore=shutil.ignore_patterns("__pycache__", ".ipynb_checkpoints"))
     shutil.copy2(repo / "nbgrader_config.py", course / "nbgrader_config.py")
+    if (repo / "checks.toml").is_file():  # the checks service's limits (docs/checks.md)
+        shutil.copy2(repo / "checks.toml", course / "checks.toml")
 
 
 def set_password(person: Person) -> None:

@@ -39,3 +39,19 @@ c.Spawner.environment = {
 }
 c.Spawner.start_timeout = 180  # JupyterLab starts slowly on a busy two-core machine
 c.Spawner.http_timeout = 180
+
+# The checks service (hub/checks.py; site.json has "checks" when the site was made with it): the hidden tests'
+# verdict on demand, run as the instructor, who alone can read the course's graders. Every user may reach it,
+# and each server's $JUPYTERHUB_API_TOKEN may too, so that the notebook's kernel can send it the saved notebook.
+if "checks" in site:
+    checks = site["checks"]
+    c.JupyterHub.services = [{
+        "name": "checks", "url": f"http://127.0.0.1:{checks['port']}", "cwd": checks["course"],
+        "command": [str(env / "bin" / "python"), checks["program"]], "oauth_no_confirm": True, "display": True,
+        "environment": {"READING_MATHS_COURSE": checks["course"], "PATH": f"{env / 'bin'}:/usr/bin:/bin",
+                        "READING_MATHS_CHECKS_INSTRUCTORS": checks["instructor"], "LANG": "C.UTF-8"},
+    } | ({"user": checks["account"]} if checks["account"] else {})]
+    c.JupyterHub.load_roles = [{"name": "user", "scopes": ["self", "access:services!service=checks"]}]
+    c.Spawner.server_token_scopes = ["users:activity!user", "access:servers!server", "access:services!service=checks"]
+    c.Spawner.environment |= {"READING_MATHS_CHECKS_URL": f"http://127.0.0.1:{checks['port']}/services/checks/",
+                              "JUPYTER_PATH": checks["jupyter_path"]}  # the Check button's lab extension

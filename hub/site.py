@@ -3,10 +3,13 @@
 A site is one folder (``/srv/reading-maths-hub`` for ``make hub``, a temporary one in the test)::
 
     site.json          what hub/jupyterhub_config.py reads: ports, accounts, the shared env, the proxy
-    exchange/          nbgrader's shared exchange, mode 777 as nbgrader documents for a multi-user server
+    exchange/          nbgrader's shared exchange: the root sticky and world-writable, the course's folder, its
+                       outbound/ and inbound/ (write-only, sticky) the instructor's (reading_maths.nbgrader.exchange)
     etc/jupyter/       nbgrader_config.py for every single-user server (on JUPYTER_CONFIG_PATH):
                        the course id and the exchange
     state/             root only: JupyterHub's database, cookie secret and log
+    checks/            with checks: the checks service's program and pages (hub/checks.py), run as the instructor
+    share/jupyter/     with checks: the Check button's lab extension (on the servers' JUPYTER_PATH)
 
 JupyterHub itself runs as root (its local process spawner starts each person's server as that
 person), from the project's .venv, with the configurable-http-proxy that ``make`` installs into
@@ -17,6 +20,8 @@ from __future__ import annotations
 
 import json
 import os
+import pwd
+import shutil
 import signal
 import socket
 import subprocess
@@ -27,9 +32,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from reading_maths.nbgrader.exchange import lay_out
+
 HERE = Path(__file__).resolve().parent
 CONFIG = HERE / "jupyterhub_config.py"
 PROXY = HERE / "node_modules" / ".bin" / "configurable-http-proxy"
+CHECKS_LAB = HERE / "checks-lab" / "labextension"  # built by `make hub-lab`
 COURSE_ID = "reading-maths"
 
 SITE_NBGRADER_CONFIG = '''\
@@ -75,18 +83,43 @@ class Site:
         return json.loads((self.root / "site.json").read_text())
 
 
-def make_site(root: Path, env: Path, people: list[str], port: int | None = None) -> Site:
-    """Lay out (or refresh) a site for ``people`` whose servers run ``env``; ports are chosen free."""
+def lay_out_checks(root: Path, instructor: str, course: Path, account: str | None) -> dict:
+    """The checks service's files in the site, readable by everyone, and its settings in site.json: it runs as
+    the Unix ``account`` (None: as the hub), who alone reads the hidden graders in ``course``; the hub user
+    ``instructor`` sees every check. The Check button's lab extension is copied when it is built."""
+    parts = [(HERE / "checks_pages", root / "checks" / "checks_pages")]
+    if CHECKS_LAB.is_dir():
+        parts.append((CHECKS_LAB, root / "share" / "jupyter" / "labextensions" / "reading-maths-checks"))
+    for source, target in parts:
+        shutil.copytree(source, target, dirs_exist_ok=True)
+    shutil.copy2(HERE / "checks.py", root / "checks" / "checks.py")
+    (root / "share" / "jupyter").mkdir(parents=True, exist_ok=True)
+    for path in [root / "checks", root / "share", *(root / "checks").rglob("*"), *(root / "share").rglob("*")]:
+        os.chmod(path, 0o755 if path.is_dir() else 0o644)
+    return {"port": free_port(), "account": account, "instructor": instructor, "course": str(course),
+            "program": str(root / "checks" / "checks.py"), "jupyter_path": str(root / "share" / "jupyter")}
+
+
+def make_site(root: Path, env: Path, people: list[str], instructor: str | None = None, port: int | None = None,
+              checks: tuple[str, Path, str | None] | None = None) -> Site:
+    """Lay out (or refresh) a site for ``people`` whose servers run ``env``, the course's exchange folders
+    owned by the Unix account ``instructor`` (:data:`reading_maths.nbgrader.exchange.LAYOUT`; None: by this
+    process's user); ports are chosen free. With
+    ``checks = (instructor, course, account)``, the hub also runs the checks service (:func:`lay_out_checks`)."""
     site = Site(root)
-    for folder, mode in ((root, 0o755), (site.jupyter_config, 0o755), (site.exchange, 0o777), (site.state, 0o700)):
+    for folder, mode in ((root, 0o755), (site.jupyter_config, 0o755), (site.state, 0o700)):
         folder.mkdir(parents=True, exist_ok=True)
-        os.chmod(folder, mode)  # explicit: the umask must not narrow the exchange
+        os.chmod(folder, mode)  # explicit: the umask must not narrow them
     os.chmod(root / "etc", 0o755)
+    owner = pwd.getpwnam(instructor) if instructor else pwd.getpwuid(os.geteuid())
+    lay_out(site.exchange, COURSE_ID, owner.pw_uid, owner.pw_gid)
     (site.jupyter_config / "nbgrader_config.py").write_text(
         SITE_NBGRADER_CONFIG.format(course=COURSE_ID, exchange=str(site.exchange)))
     settings = {"port": free_port(port or 0), "hub_port": free_port(), "proxy_api_port": free_port(),
                 "env": str(env), "proxy": str(PROXY), "people": people, "exchange": str(site.exchange),
                 "jupyter_config": str(site.jupyter_config), "state": str(site.state)}
+    if checks:
+        settings["checks"] = lay_out_checks(root, *checks)
     (root / "site.json").write_text(json.dumps(settings, indent=2))
     return site
 
@@ -134,14 +167,14 @@ def stop(process: subprocess.Popen, grace: float = 30) -> None:
 
 
 @contextmanager
-def running(site: Site, startup_timeout: float = 120):
-    """Run JupyterHub (as root, from this Python) on ``site``; stop it and its servers afterwards."""
+def running(site: Site, startup_timeout: float = 120, config: Path = CONFIG):
+    """Run JupyterHub (as root, from this Python) on ``site`` with ``config``; stop it and its servers afterwards."""
     if not PROXY.exists():
         raise FileNotFoundError(f"{PROXY} is missing: run `make hub-proxy` (npm ci in hub/)")
     env = {**os.environ, "READING_MATHS_HUB_SITE": str(site.root),
            "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
     with site.log.open("a") as log:
-        process = subprocess.Popen([sys.executable, "-m", "jupyterhub", "-f", str(CONFIG)], cwd=site.state,
+        process = subprocess.Popen([sys.executable, "-m", "jupyterhub", "-f", str(config)], cwd=site.state,
                                    env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     hub = Hub(site, process)
     try:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -13,6 +14,7 @@ import click
 from reading_maths.course import find_root
 from reading_maths.grading.batch import grade_many
 from reading_maths.grading.engine import NotGradable, Settings, load
+from reading_maths.inputs import notebooks_in
 from reading_maths.reports import outputs
 from reading_maths.reports.tables import print_gathered, print_table
 from reading_maths.sandbox.process import Limits, SandboxUnavailable, choose
@@ -136,8 +138,7 @@ def _gradable(paths: tuple[Path, ...], root: Path,
     of other assignments are left out, and ``<assignment>.ipynb`` comes first. Raises when nothing
     can be graded.
     """
-    notebooks = [n for p in paths for n in (sorted(p.rglob("*.ipynb")) if p.is_dir() else [p])
-                 if ".ipynb_checkpoints" not in n.parts]
+    notebooks = [n for p in paths for n in (notebooks_in(p) if p.is_dir() and not p.is_symlink() else [p])]
     if not notebooks:
         raise click.ClickException("no notebooks found")
     unreadable: dict[Path, str] = {}
@@ -146,7 +147,7 @@ def _gradable(paths: tuple[Path, ...], root: Path,
         try:
             ids[nb] = load(nb, root)[1].id
         except NotGradable as exc:
-            unreadable[nb] = str(exc).replace(str(nb), nb.name)  # the file's name: what the student called it
+            unreadable[nb] = str(exc)
     others = []
     if assignment is not None:
         others = [f"{nb.name} is a notebook of {a}, not {assignment}" for nb, a in ids.items() if a != assignment]
@@ -172,6 +173,25 @@ def release_command(assignments):
     for assignment, due in released.items():
         when = f"due {due:%Y-%m-%d %H:%M} UTC" if due else "no due date (c.Term.due_dates in nbgrader_config.py)"
         click.echo(f"release/{assignment}/ regenerated; {when}")
+
+
+@main.command("new-question")
+@click.argument("assignment")
+@click.argument("question")
+def new_question_command(assignment, question):
+    """Scaffold QUESTION in ASSIGNMENT: its cells in the source notebook, a grader file and corpus stubs."""
+    from reading_maths.scaffold import new_question
+
+    root = _root()
+    try:
+        written = new_question(root, assignment, question)
+    except (ValueError, FileNotFoundError, FileExistsError) as exc:
+        raise click.ClickException(str(exc)) from None
+    for path in written:
+        click.echo(f"written: {path.relative_to(root)}")
+    click.echo(f"next: the prompt and the solution in {written[0].relative_to(root)}, the cases in "
+               f"{written[1].relative_to(root)}, the corpora, then `reading-maths release {assignment}` "
+               "(graders/README.md)")
 
 
 @main.command("autograde")
@@ -253,7 +273,15 @@ def doctor_command():
     click.echo(f"sandbox: {mode} - {names[mode]}")
     for item in found:
         click.echo(f"  [{'held' if item.held else 'NOT held'}] {item.name}: {item.why}")
-    sys.exit(0 if mode != "plain" else 1)
+    layout = []
+    if shared := os.environ.get("READING_MATHS_EXCHANGE"):  # a hub's shared exchange (hub/jupyterhub_config.py)
+        from reading_maths.nbgrader.exchange import layout_checks
+
+        layout = layout_checks(Path(shared), os.environ.get("READING_MATHS_COURSE_ID", "reading-maths"))
+        click.echo(f"exchange: {shared} (shared by the hub's accounts)")
+        for held, statement in layout:
+            click.echo(f"  [{'held' if held else 'NOT held'}] {statement}")
+    sys.exit(0 if mode != "plain" and all(held for held, _ in layout) else 1)
 
 
 @main.command("gradescope")
@@ -321,6 +349,30 @@ def report_command(assignment, out):
         if waiting:
             click.secho(f"{name}: {max(waiting.values())} submission(s) await hand-marking in formgrader "
                         f"({', '.join(waiting)}); they count 0 in grades.csv until marked", fg="yellow")
+
+
+@main.group("checks")
+def checks_group():
+    """The checks students asked the hidden tests for on the hub (docs/checks.md)."""
+
+
+@checks_group.command("export")
+@click.option("--db", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="The checks database (default: checks.sqlite in the course).")
+@click.option("--format", "fmt", type=click.Choice(["csv", "jsonl"]), default="csv", show_default=True)
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="Write here (default: standard output).")
+def checks_export_command(db, fmt, out):
+    """Every check request (who, when, the notebook's sha256, the outcome and the result), oldest first."""
+    from reading_maths.checks.store import export
+
+    db = db or _root() / "checks.sqlite"
+    if not db.is_file():
+        raise click.ClickException(f"no checks database at {db}")
+    text = export(db, fmt)
+    if out:
+        out.write_text(text, encoding="utf-8")
+    else:
+        click.echo(text, nl=False)
 
 
 if __name__ == "__main__":

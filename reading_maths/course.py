@@ -8,8 +8,9 @@ entry points (the command line, nbgrader's kernel, Otter) look for it, with :fun
 from __future__ import annotations
 
 import ast
+import os
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cache, cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -41,12 +42,12 @@ class Assignment:
 
     @cached_property
     def source(self):
-        return read_notebook(self.source_notebook)
+        return read_notebook(self.source_notebook, student=False)
 
     @cached_property
     def questions(self) -> list[str]:
         """Auto-graded question ids, in notebook order (the grade ids of the test cells)."""
-        return [grade_id(c) for c in test_cells(self.source)]
+        return [g for c in test_cells(self.source) if (g := grade_id(c))]
 
     @cached_property
     def imports(self) -> tuple[str, ...]:
@@ -74,11 +75,23 @@ class Assignment:
         return [grade_id(c) for c in self.source.cells if nbgrader_meta(c).get("grade")]
 
     @cached_property
+    def own_ids(self) -> frozenset[str]:
+        """The grade ids that name one of the questions: their grade, answer, check (and other
+        ``<question>-...``) cells, not the helper cells every notebook of the course carries."""
+        questions = set(self.questions) | set(self.manual_cells)
+        return frozenset(g for c in self.source.cells
+                         if (g := grade_id(c)) and (g in questions or g.rsplit("-", 1)[0] in questions))
+
+    def holds(self, nb) -> bool:
+        """Whether the notebook ``nb`` has at least one of this assignment's own grade ids."""
+        return any(grade_id(c) in self.own_ids for c in nb.get("cells", []))
+
+    @cached_property
     def manual_cells(self) -> list[str]:
         """Grade ids of the hand-marked answers (graded in formgrader, not here)."""
         return [
-            grade_id(c) for c in self.source.cells
-            if nbgrader_meta(c).get("grade") and nbgrader_meta(c).get("solution")
+            g for c in self.source.cells
+            if nbgrader_meta(c).get("grade") and nbgrader_meta(c).get("solution") and (g := grade_id(c))
         ]
 
     def grader(self, question: str) -> GraderFile:
@@ -91,27 +104,36 @@ class Assignment:
         return [self.grader(q) for q in self.questions]
 
 
+@cache
+def assignment(root: Path, id: str) -> Assignment:
+    """The assignment ``id`` of the course at ``root``: one object per process, so its source notebook is read
+    once (``grading/remote.py`` forgets it when the course's files change)."""
+    return Assignment(id, Path(root))
+
+
 def assignments(root: Path) -> list[Assignment]:
     """The course's assignments, by id: every ``source/<id>/<id>.ipynb`` with a ``graders/<id>/`` folder."""
     found = [p.name for p in (Path(root) / "source").iterdir()
              if (p / f"{p.name}.ipynb").is_file() and (Path(root) / "graders" / p.name).is_dir()]
-    return [Assignment(a, Path(root)) for a in sorted(found)]
+    return [assignment(Path(root), a) for a in sorted(found)]
 
 
-def own_ids(assignment: Assignment) -> set[str]:
-    """The grade ids that name one of ``assignment``'s questions: its grade, answer, check (and other
-    ``<question>-...``) cells, not the helper cells every notebook of the course carries."""
-    questions = set(assignment.questions) | set(assignment.manual_cells)
-    return {g for c in assignment.source.cells
-            if (g := grade_id(c)) and (g in questions or g.rsplit("-", 1)[0] in questions)}
+def shown_path(path: Path | str, root: Path) -> str:
+    """How messages and stored results name a file: relative to the course root when it is inside the course
+    (``submitted/alice/code/code.ipynb``), else by its name (what the student called it)."""
+    absolute, top = os.path.abspath(path), os.path.abspath(root)
+    if absolute.startswith(top + os.sep):
+        return Path(os.path.relpath(absolute, top)).as_posix()
+    return Path(path).name
 
 
 def recognise(nb, root: Path) -> Assignment | None:
-    """The assignment a notebook belongs to, from the grade ids of its question cells."""
+    """The assignment a notebook belongs to, from the grade ids of its question cells: for a notebook graded
+    without being told its assignment (``reading-maths grade`` on a folder of several)."""
     ids = {grade_id(c) for c in nb.get("cells", []) if grade_id(c)}
     best, overlap = None, 0
-    for assignment in assignments(root):
-        shared = len(ids & own_ids(assignment))
+    for candidate in assignments(root):
+        shared = len(ids & candidate.own_ids)
         if shared > overlap:
-            best, overlap = assignment, shared
+            best, overlap = candidate, shared
     return best

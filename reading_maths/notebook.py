@@ -13,6 +13,8 @@ from typing import Any
 
 import nbformat
 
+from reading_maths.inputs import UnsafeInput, read_regular
+
 SOLUTION_MARKERS = re.compile(r"^\s*### (BEGIN|END) SOLUTION\s*$", re.MULTILINE)
 
 
@@ -20,22 +22,27 @@ class NotANotebook(ValueError):
     """The file cannot be read as a Jupyter notebook."""
 
 
-def read_notebook(path: Path) -> nbformat.NotebookNode:
-    """Read a notebook as version 4, or raise :class:`NotANotebook` with a one-line reason."""
+def read_notebook(path: Path, shown: str | None = None, student: bool = True) -> nbformat.NotebookNode:
+    """Read a notebook as version 4, or raise :class:`NotANotebook` with a one-line reason naming the file
+    ``shown`` (default: ``path``). A ``student``'s file that is a link, a hard link, a FIFO or a device is
+    refused unread (:func:`reading_maths.inputs.read_regular`); the course's own files are read as they are."""
+    shown = shown or str(path)
     try:
-        raw = Path(path).read_bytes()
+        raw = read_regular(Path(path)) if student else Path(path).read_bytes()
+    except UnsafeInput as exc:
+        raise NotANotebook(exc.strerror) from None
     except OSError as exc:
-        raise NotANotebook(f"cannot read {path}: {exc.strerror}") from None
+        raise NotANotebook(f"cannot read {shown}: {exc.strerror}") from None
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
-        raise NotANotebook(f"{path} is not UTF-8 text, so it is not a notebook") from None
+        raise NotANotebook(f"{shown} is not UTF-8 text, so it is not a notebook") from None
     try:
         nb = nbformat.reads(text, as_version=4)
     except Exception as exc:  # noqa: BLE001 - nbformat raises many kinds for bad input
-        raise NotANotebook(f"{path} is not a Jupyter notebook ({type(exc).__name__})") from None
+        raise NotANotebook(f"{shown} is not a Jupyter notebook ({type(exc).__name__})") from None
     if not isinstance(nb.get("cells"), list):
-        raise NotANotebook(f"{path} is not a Jupyter notebook (no cells)")
+        raise NotANotebook(f"{shown} is not a Jupyter notebook (no cells)")
     return nb
 
 
@@ -64,7 +71,7 @@ def test_cells(nb: Any) -> list[Any]:
 
 def reference_cells(path: Path) -> list[str]:
     """Code of the source notebook's non-test code cells, solution markers removed."""
-    nb = read_notebook(path)
+    nb = read_notebook(path, student=False)
     return [
         SOLUTION_MARKERS.sub("", cell.source)
         for cell in nb.cells

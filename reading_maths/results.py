@@ -30,7 +30,12 @@ class QuestionResult:
     cases: list[CaseResult] = field(default_factory=list)
     status: Status = "passed"
     problem: str = ""
-    """why the question could not be graded normally (status error, timeout or missing)"""
+    """why the question could not be graded normally (status error, timeout or missing), or why a name was
+    missing when it ran"""
+    notes: list[str] = field(default_factory=list)
+    """what the question's cells hold that is not run when grading (``%%bash``, ``!cmd``, ``%pip``)"""
+    mistake_messages: dict[str, str] = field(default_factory=dict)
+    """the catalogue's message of each mistake in :attr:`mistakes` (``id -> message``)"""
 
     @property
     def score(self) -> float:
@@ -38,7 +43,7 @@ class QuestionResult:
 
     @property
     def feedback(self) -> list[str]:
-        lines = [self.problem] if self.problem else []
+        lines = ([self.problem] if self.problem else []) + self.notes
         failed = [c for c in self.cases if not c.passed]
         lines += list(dict.fromkeys(c.message for c in failed if c.message))
         if self.cases and not failed:
@@ -57,6 +62,7 @@ class QuestionResult:
             "status": self.status,
             "feedback": self.feedback,
             "mistakes": self.mistakes,
+            "mistake_messages": {m: self.mistake_messages.get(m, "") for m in self.mistakes},
             "cases": [asdict(c) | {"message": c.message} for c in self.cases],
         }
 

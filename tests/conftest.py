@@ -11,6 +11,8 @@ from reading_maths.results import QuestionResult
 
 ROOT = Path(__file__).resolve().parents[1]
 
+pytest_plugins = ["inprocess", "pytester"]  # inprocess: pytest --fast (make test-fast), the in-process tests
+
 
 def grade_in_process(assignment: str, question: str, env: dict) -> QuestionResult:
     """Run the course's grader for ``question`` on ``env`` (plain objects), NumPy's warnings silenced."""
@@ -22,7 +24,3 @@ def grade_in_process(assignment: str, question: str, env: dict) -> QuestionResul
 @pytest.fixture(scope="session")
 def root() -> Path:
     return ROOT
-
-
-def pytest_configure(config):
-    config.addinivalue_line("markers", "browser: drives JupyterLab in a headless Chromium (tests/test_browser.py)")

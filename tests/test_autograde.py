@@ -31,6 +31,8 @@ from reading_maths.nbgrader.environment import nbgrader_env
 from reading_maths.nbgrader.session import LOOKUP_INDEXES
 from reading_maths.notebook import is_test_cell
 
+pytestmark = [pytest.mark.sandbox, pytest.mark.kernel]
+
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
 ASSIGNMENT = "code"

@@ -15,9 +15,11 @@ import pytest
 from conftest import ROOT, grade_in_process
 from reading_maths.course import Assignment
 from reading_maths.kit import latex, reference
+from reading_maths.kit.decoys import decoys
 from reading_maths.kit.entries import EntryFormatError, check_entry, read_entry, same_output
-from reading_maths.kit.mutation import decoys, mutants
-from reading_maths.kit.strength import judge, variations
+from reading_maths.kit.mutation import mutants
+from reading_maths.kit.probes import probes
+from reading_maths.kit.strength import judge
 from reading_maths.notebook import SOLUTION_MARKERS, grade_id, nbgrader_meta, read_notebook
 
 BUILD = Assignment("build", ROOT)
@@ -135,10 +137,12 @@ def test_format_errors_say_what_to_change(change, message):
         read_entry(entry, "entry_1")
 
 
-def test_same_output_is_the_hand_worked_tolerance():
-    assert same_output([0.6456], [0.646]) and same_output(1.9546, 1.95)
+def test_same_output_is_the_precision_the_student_wrote():
+    assert same_output([0.6456], [0.646]) and same_output(1.9546, 1.95) and same_output(0.84119, 0.8411)
     assert not same_output([0.6456], [0.66]) and not same_output([[1.0]], [1.0])
     assert same_output([np.inf, np.nan], [np.inf, np.nan]) and not same_output([1e300], [np.inf])
+    assert same_output(0.005, 0.005) and same_output(0.00504, 0.005) and not same_output(0.005, 0.01)  # relative
+    assert same_output(1e-17, 0.0) and not same_output(0.0005, 0.0) and not same_output(2.3, 2.0)
 
 
 # -- latex.py: symbols read with pylatexenc ------------------------------------------------------------------------
@@ -148,9 +152,13 @@ def test_same_output_is_the_hand_worked_tolerance():
      ["y", r"\gamma", "x", r"\mu", r"\sigma", r"\epsilon", r"\beta"]),
     (r"\mathrm{Attention}(Q, K, V) = \mathrm{softmax}\left(\frac{QK^\top}{\sqrt{d_k}}\right) V",
      ["Q", "K", "V", "d_{k}"]),
-    (r"L = -\frac{1}{N}\sum_{n=1}^{N} \log \hat{p}_{y_n}", ["L", "N", r"\hat{p}"]),          # n is bound by the sum
+    (r"L = -\frac{1}{N}\sum_{n=1}^{N} \log \hat{p}_{y_n}", ["L", "N", r"\hat{p}", "y_{n}"]),  # n is bound by the sum
     (r"\mathcal{L}_{DPO} = -\mathbb{E}_{(x, y_w, y_l) \sim D}[\log \sigma(\beta \log \pi_\theta(y_w|x))]",
-     [r"\mathcal{L}_{DPO}", r"\sigma", r"\beta", r"\pi_{\theta}", "y_{w}", "x"]),
+     [r"\mathcal{L}_{DPO}", "D", r"\sigma", r"\beta", r"\pi_{\theta}", "y_{w}"]),              # x bound by the E
+    (r"FL(p_t) = -\alpha_t (1 - p_t)^\gamma \log(p_t)", ["F", "L", "p_{t}", r"\alpha_{t}", r"\gamma"]),  # an exponent
+    (r"E_A = \frac{1}{1 + 10^{(R_B - R_A)/400}}", ["E_{A}", "R_{B}", "R_{A}"]),                # inside a power
+    (r"L = \sum_{k=1}^{K} \exp(z_{n, y_n}) + e^{-x^2/2}", ["L", "K", "z", "y_{n}", "x"]),     # subscripts, e
+    (r"h = x^{(i)} W^T + \beta_1^t", ["h", "x", "W", r"\beta_{1}", "t"]),                      # marks, powers
     (r"y = 0.5\,x\,(1 + \tanh(\sqrt{2/\pi}\,(x + 0.044715\,x^3)))", ["y", "x"]),           # pi the constant
     (r"M_{ij} = 0 \text{ if key } j \text{ is visible to query } i", ["M_{ij}"]),           # i, j indices
     ("y = γ ⊙ x̂ + β, σ² = 1", ["y", r"\gamma", r"\hat{x}", r"\beta", r"\sigma"]),          # Unicode
@@ -205,48 +213,61 @@ def test_mutants_make_each_kind_of_change_once_and_deterministically():
     assert len(mutants(SOURCE, limit=5)) == 5
 
 
-def test_decoys_are_the_same_function():
+def test_decoys_compute_the_same_from_other_source_and_bytecode():
+    found = decoys(SOURCE)
+    assert len(found) >= 3 and len({d.source for d in found}) == len(found)
     namespace = {"np": np}
-    for decoy in decoys(SOURCE):
-        scope = dict(namespace)
+    exec(SOURCE, namespace)  # noqa: S102 - our own text
+    x, w = np.array([[1.0, 2.0], [0.5, -1.0]]), np.array([[1.0, 0.0], [2.0, 1.0]])
+    for decoy in found:
+        scope = {"np": np}
         exec(decoy.source, scope)  # noqa: S102 - our own text
-        x, w = np.array([[1.0, 2.0], [0.5, -1.0]]), np.array([[1.0, 0.0], [2.0, 1.0]])
-        exec(SOURCE, namespace)  # noqa: S102
-        assert np.array_equal(scope["normalise"](x, w), namespace["normalise"](x, w))
+        assert np.array_equal(scope["normalise"](x, w), namespace["normalise"](x, w)), decoy.description
+        assert scope["normalise"].__code__.co_code != namespace["normalise"].__code__.co_code or \
+            scope["normalise"].__code__.co_varnames != namespace["normalise"].__code__.co_varnames, decoy.description
 
 
 # -- strength.py: the share of mutants a test kills ------------------------------------------------------------------
 
-def _judge(implementation, test, inputs):
+def _entry(inputs):
+    """An entry whose symbols are the inputs, each with dimensions of its own."""
+    symbols = {name: ("", tuple(f"{name}_{i}" for i in range(np.ndim(v))), name) for name, v in inputs.items()}
+    return {"inputs": inputs, "symbols": symbols | {"y": ("", (), "return")}}
+
+
+def _judge(implementation, test, entry):
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
-        return judge(implementation, test, variations(inputs, np.random.default_rng(0)))
+        return judge(implementation, test, entry, np.random.default_rng(0))
 
 
 def test_a_strong_test_kills_every_mutant_a_weak_one_few():
-    inputs = CORPUS["RMS_NORM"]["example"]["inputs"]
-    strong = _judge(CORPUS["rms_norm"], CORPUS["test_rms_norm"], inputs)
+    entry = read_entry(CORPUS["RMS_NORM"])
+    strong = _judge(CORPUS["rms_norm"], CORPUS["test_rms_norm"], entry)
     assert strong.share == 1.0 and strong.counted > 10 and not strong.survivors
     for weak in ("test_runs_only", "test_asserts_true", "test_shape_only"):
-        found = _judge(CORPUS["rms_norm"], CORPUS[weak], inputs)
+        found = _judge(CORPUS["rms_norm"], CORPUS[weak], entry)
         assert found.share < 0.5 and found.counted == strong.counted and len(found.survivors) > 5, weak
-    partial = _judge(CORPUS["rms_norm"], CORPUS["test_example_only_with_ones"], inputs)
+    partial = _judge(CORPUS["rms_norm"], CORPUS["test_example_only_with_ones"], entry)
     assert 0.3 < partial.share < 1.0
 
 
-def multiply_by_one(x):
-    x = np.asarray(x, dtype=float)
-    return x * 1.0 + 0.0
+def _flip(x):
+    return -np.asarray(x, dtype=float)
 
 
-def check_multiply_by_one():
-    assert np.allclose(multiply_by_one([2.0, -3.0]), [2.0, -3.0])
+def dead_arithmetic(x):
+    unused = np.asarray(x, dtype=float) * 2.0 + 1.0  # noqa: F841 - computed, never used
+    return _flip(x)
 
 
-def test_equivalent_mutants_do_not_count():
-    found = _judge(multiply_by_one, check_multiply_by_one, {"x": [2.0, -3.0]})
-    # x * 1.0 -> x / 1.0, x + 0.0 -> x - 0.0, dropping either: the same outputs everywhere
-    assert found.equivalent >= 4 and found.killed == found.counted and found.share == 1.0
+def check_nothing():
+    dead_arithmetic([2.0, -3.0])
+
+
+def test_dead_arithmetic_is_too_little_to_judge_not_full_marks():
+    found = _judge(dead_arithmetic, check_nothing, _entry({"x": [2.0, -3.0]}))
+    assert found.mutants >= 4 and found.equivalent == found.mutants and found.share == 0.0  # once: full marks
 
 
 def looping(x):
@@ -263,19 +284,27 @@ def check_looping():
 
 
 def test_a_mutant_that_never_ends_is_stopped_and_counts_as_killed():
-    found = _judge(looping, check_looping, {"x": 2.0})
-    assert any("comparison turned round" in m.description or "operator changed to `-`" in m.description
-               for m in mutants(__import__("inspect").getsource(looping)))
-    assert found.killed == found.counted > 0  # i -= 1 loops for ever: stopped after the CPU limit, a failure
+    found = _judge(looping, check_looping, _entry({"x": 2.0}))
+    assert found.killed == found.counted > 0 and found.limit == 2.0
 
 
-def test_variations_keep_shapes_kinds_signs_and_infinities():
+def test_probes_keep_kinds_labels_and_infinities_and_grow_the_declared_shapes():
     inputs = {"x": [[1.0, -2.0, 0.0]], "mask": [[True, False, True]], "y": [0, 2], "eps": 0.5,
-              "m": [[0.0, -np.inf]]}
-    found = variations(inputs, np.random.default_rng(1))
-    assert found[0] is inputs and len(found) == 4
-    for varied in found[1:]:
+              "m": [[0.0, -np.inf]], "t": [1.0, 0.0, 1.0], "n": 3}
+    symbols = {"x": ("", ("b", "d"), "x"), "M": ("", ("b", "d"), "mask"), "y": ("", ("b2",), "y"),
+               "e": ("", (), "eps"), "m": ("", ("b", 2), "m"), "t": ("", ("d",), "t"), "n": ("", (), "n"),
+               "r": ("", ("b", "d"), "return")}
+    found = probes({"inputs": inputs, "symbols": symbols}, np.random.default_rng(1))
+    assert found[0] is inputs and len(found) == 7
+    for varied in found[1:4]:
         assert np.shape(varied["x"]) == (1, 3) and varied["mask"] == inputs["mask"] and varied["y"] == [0, 2]
-        assert isinstance(varied["eps"], float) and np.isneginf(varied["m"][0][1])
+        assert isinstance(varied["eps"], float) and np.isneginf(varied["m"][0][1]) and varied["t"] == inputs["t"]
     assert np.all(np.sign(found[1]["x"]) == np.sign(inputs["x"]))
     assert not np.allclose(found[1]["x"], inputs["x"]) and not math.isclose(found[1]["eps"], 0.5)
+    for drawn in found[4:]:
+        b, d = np.shape(drawn["x"])
+        assert b >= 1 and d >= 3 and np.shape(drawn["mask"]) == (b, d) and drawn["mask"].dtype == bool
+        assert set(np.unique(drawn["y"])) <= {0, 2} and drawn["y"].dtype.kind == "i"
+        assert set(np.unique(drawn["t"])) <= {0.0, 1.0} and np.shape(drawn["t"]) == (d,)  # labels stay labels
+        assert drawn["n"] == 3 and np.shape(drawn["m"]) == (b, 2)
+    assert any(np.shape(drawn["x"]) != (1, 3) for drawn in found[4:])

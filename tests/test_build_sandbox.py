@@ -21,18 +21,21 @@ from reading_maths.course import Assignment
 from reading_maths.grading.engine import Settings, grade
 from reading_maths.notebook import SOLUTION_MARKERS, grade_id, is_test_cell
 from reading_maths.sandbox.errors import CallTimeout, StudentError
-from reading_maths.sandbox.trials import definition, run_patched
+from reading_maths.sandbox.mutant_calls import definition, run_patched
 from test_sandbox import SANDBOX, session
+
+pytestmark = [pytest.mark.sandbox, pytest.mark.kernel]
 
 SOURCE = ROOT / "source" / "build" / "build.ipynb"
 IMPLEMENTATION = "def twice(x):\n    # doubles\n    return 2 * x\n\nimplementation_1 = twice\n"
 TEST = "def test_1():\n    assert twice(3) == 6\n"
-HIJACK_PATCHES = '''
-import importlib
-patching = importlib.import_module("patching")  # the child's own module for patched calls, beside child.py
-def always_fails(*args, **kwargs):
-    raise AssertionError("caught!")
-patching.call_patched = always_fails   # every mutant "killed": the decoys tell
+KEEPS_A_FILE = '''
+def test_1():  # the grader's first two calls pass; every later run fails: each mutant "caught", if files were kept
+    with open("runs.txt", "a+") as runs:
+        runs.seek(0)
+        before = len(runs.read())
+        runs.write("x")
+    assert before < 2
 '''
 LIE_ABOUT_SOURCE = '''
 import sys
@@ -133,14 +136,14 @@ def notebooks(tmp_path_factory):
         "reference": _notebook(tmp, "reference", {}),
         "weak-and-broken": _notebook(tmp, "weak-and-broken", {"meanings_2": WEAK_TEST_2,
                                                               "meanings_3": BROKEN_IMPLEMENTATION_3}),
-        "hijacked": _notebook(tmp, "hijacked", {"meanings_1": HIJACK_PATCHES}),
+        "keeps-a-file": _notebook(tmp, "keeps-a-file", {"meanings_1": KEEPS_A_FILE}),
     }
 
 
 def test_the_sandbox_and_the_in_process_driver_agree(notebooks):
     for name, path in notebooks.items():
         sandboxed, result = _sandboxed(path)
-        if name != "hijacked":  # the hijack rewrites the child's own code: it has no in-process meaning
+        if name != "keeps-a-file":  # it would write into this process's folder
             assert sandboxed == _in_process(path), name
         if name == "reference":
             assert result.score == result.max_score == 33, result.to_json()
@@ -150,13 +153,14 @@ def test_the_sandbox_and_the_in_process_driver_agree(notebooks):
             assert any("raised NameError" in f for f in entry_3.feedback) and entry_3.score < 11 - 4
 
 
-def test_a_notebook_that_fails_every_patched_call_gains_nothing(notebooks):
-    _, result = _sandboxed(notebooks["hijacked"])
-    for q in result.questions:
-        strength = [c for c in q.cases if c.name.startswith("test_kills")]
-        assert strength and not any(c.passed for c in strength), q.feedback
-        assert any("defined again unchanged" in f for f in q.feedback)
-    assert result.score == 33 - 3 * 4
+def test_a_test_that_keeps_a_file_gains_nothing(notebooks):
+    """Each mutant runs in a fresh child: the file of the runs before is not there."""
+    _, result = _sandboxed(notebooks["keeps-a-file"])
+    entry_1 = result.question("entry_1")
+    strength = [c for c in entry_1.cases if c.name.startswith("test_kills")]
+    assert strength and not any(c.passed for c in strength), entry_1.feedback
+    assert any("caught 0 of the" in f for f in entry_1.feedback), entry_1.feedback
+    assert result.score == 33 - 4
 
 
 def test_stock_nbgrader_kernel_grades_the_build_notebook_the_same(notebooks):

@@ -84,6 +84,9 @@ def answered(tmp_path_factory) -> dict[tuple[str, str], nbformat.NotebookNode]:
                     "blank": release}
         if assignment == "code":
             variants["wrong"] = fill(release, [a["wrong"][0] for a in pool.values()])
+            foreign = nbformat.from_dict(variants["right"])
+            foreign.cells.insert(2, nbformat.v4.new_code_cell("import rich.text"))  # installed here, not when graded
+            variants["foreign"] = foreign
         for kind, nb in variants.items():
             found[(assignment, kind)] = run_notebook(nbformat.from_dict(nb), tmp)
     return found
@@ -95,6 +98,7 @@ def check_outputs(nb) -> dict[str, tuple[str, str]]:
     return {q: shown(by_id[f"{q}-check"]) for q in check_questions(nb)}
 
 
+@pytest.mark.kernel
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_right_answers_get_one_line_each(answered, assignment):
     nb = answered[(assignment, "right")]
@@ -110,6 +114,7 @@ def test_right_answers_get_one_line_each(answered, assignment):
         assert found["softmax"][0] == "softmax: all public checks passed\n"
 
 
+@pytest.mark.kernel
 def test_a_wrong_answer_shows_the_course_message_without_a_traceback(answered):
     nb = answered[("code", "wrong")]
     failed = {q: (out, err) for q, (out, err) in check_outputs(nb).items() if err}
@@ -123,6 +128,25 @@ def test_a_wrong_answer_shows_the_course_message_without_a_traceback(answered):
     assert re.search(r"^✗ ", summary, re.M) and summary.rstrip().endswith("questions pass their public checks.")
 
 
+@pytest.mark.kernel
+def test_a_package_grading_lacks_is_warned_about_before_submission(answered):
+    nb = answered[("code", "foreign")]
+    for q, (out, err) in check_outputs(nb).items():
+        assert not err and out.startswith(f"{q}: ") and "note: your notebook uses rich, which the grading " \
+            "environment does not have" in out, (out, err)
+    assert "note: your notebook uses rich" in shown(nb.cells[-1])[0]
+
+
+def test_the_opening_cell_lists_the_grading_environment():
+    from reading_maths.kit.checks import GRADING_MODULES
+
+    for assignment in ASSIGNMENTS:
+        intro = nbformat.read(ROOT / "source" / assignment / f"{assignment}.ipynb", as_version=4).cells[0].source
+        listed = intro[intro.index("**The grading environment**"):].split("\n\n")[0].lower()
+        assert all(m.lower() in listed for m in GRADING_MODULES), (assignment, listed)
+
+
+@pytest.mark.kernel
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_an_unfinished_notebook_says_so_in_one_line_per_question(answered, assignment):
     nb = answered[(assignment, "blank")]
@@ -133,6 +157,7 @@ def test_an_unfinished_notebook_says_so_in_one_line_per_question(answered, assig
     assert summary.rstrip().endswith(f"0 of {len(found)} questions pass their public checks.")
 
 
+@pytest.mark.kernel
 def test_while_nbgrader_autogrades_the_checks_are_not_run(tmp_path, monkeypatch):
     """nbgrader's kernel (and the sandbox) have NBGRADER_EXECUTION=autograde: the hidden graders decide, so an
     unfinished notebook's check cells neither fail nor run the student's code."""
@@ -143,6 +168,7 @@ def test_while_nbgrader_autogrades_the_checks_are_not_run(tmp_path, monkeypatch)
     assert shown(nb.cells[-1]) == ("", "")
 
 
+@pytest.mark.kernel
 @pytest.mark.parametrize("kind", ["right", "blank"])
 def test_nbgrader_validate(tmp_path, kind):
     """nbgrader's Validate (validate_all, as the course config sets): full marks pass, unfinished fails, briefly."""

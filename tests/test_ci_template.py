@@ -22,6 +22,8 @@ from classroom.builder import ClassBuilder, fill
 from conftest import ROOT
 from reading_maths.course import Assignment
 
+pytestmark = pytest.mark.kernel
+
 TEMPLATE = ROOT / "ci" / "student-repo-workflow.yml"
 STEP = "Public checks and validation"
 

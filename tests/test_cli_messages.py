@@ -30,12 +30,14 @@ def course(tmp_path_factory):
     return folder
 
 
+@pytest.mark.slow  # the gradebook runs alembic
 @pytest.mark.parametrize("command", [["release", "cod"], ["autograde", "cod"], ["gradescope", "cod"]])
 def test_a_mistyped_assignment_lists_the_known_ones(course, command):
     done = CliRunner().invoke(main, ["--course", str(course), *command])
     assert done.exit_code == 1 and KNOWN in done.output, done.output
 
 
+@pytest.mark.slow
 def test_grading_an_assignment_not_released_says_how(course):
     done = CliRunner().invoke(main, ["--course", str(course), "autograde", "code"])
     assert done.exit_code == 1 and "run `reading-maths release code` first" in done.output, done.output

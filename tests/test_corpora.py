@@ -57,6 +57,7 @@ def test_catalogued_mistake_gets_its_own_message(assignment, question, mistake):
     result = grade_in_process(assignment, question, {grader.names[0]: mistake.impl})
     assert result.score < result.max_score
     assert mistake.name in result.mistakes, result.feedback
+    assert result.to_json()["mistake_messages"][mistake.name] == mistake.message  # what reports count it by
 
 
 @pytest.mark.parametrize("path", CORPORA, ids=lambda p: f"{p.parent.name}/{p.stem}")

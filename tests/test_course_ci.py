@@ -27,6 +27,8 @@ from classroom.builder import ClassBuilder, fill
 from conftest import ROOT
 from reading_maths.course import Assignment
 
+pytestmark = [pytest.mark.sandbox, pytest.mark.slow]
+
 WORKFLOW = ROOT / "ci" / "course-grading-workflow.yml"
 BIN = Path(sys.executable).parent
 STEPS = ("Gather the submissions", "Grade in the sandbox", "Feedback, grades and report")

@@ -23,6 +23,8 @@ from reading_maths.grading.engine import Settings
 from reading_maths.nbgrader.autograde import autograde
 from reading_maths.sandbox.process import choose
 
+pytestmark = [pytest.mark.sandbox, pytest.mark.slow]
+
 RECORDER = "reading_maths.nbgrader.recording"
 
 

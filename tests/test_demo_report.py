@@ -18,6 +18,8 @@ from conftest import ROOT
 from reading_maths.nbgrader.environment import course_directory
 from reading_maths.reports.report import build_report
 
+pytestmark = [pytest.mark.sandbox, pytest.mark.slow]
+
 STUDENTS = [
     roster.Student("ada", "Ada", "Lovelace", "right"),
     roster.Student("alan", "Alan", "Turing", "wrong"),

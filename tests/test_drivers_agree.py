@@ -21,6 +21,8 @@ from reading_maths.course import Assignment
 from reading_maths.sandbox.process import choose
 from reading_maths.sandbox.session import Cell, StudentSession
 
+pytestmark = [pytest.mark.sandbox, pytest.mark.kernel]
+
 CORPORA = sorted((ROOT / "tests" / "corpora").glob("*/*.py"))
 
 

@@ -21,6 +21,8 @@ from classroom.builder import ClassBuilder, answered, fill
 from conftest import ROOT
 from reading_maths.course import Assignment, assignments
 
+pytestmark = pytest.mark.browser
+
 SHOTS = Path(__file__).resolve().parent / "screenshots"
 ASSIGNMENTS = [a.id for a in assignments(ROOT)]
 HOSTILE_TEX = r"The bound holds: $\text{<img src=x onerror=alert(1)>} \le 1$."

@@ -13,6 +13,8 @@ from conftest import ROOT
 from reading_maths.course import assignments
 from reading_maths.notebook import grade_id
 
+pytestmark = pytest.mark.sandbox
+
 CLI = [sys.executable, "-m", "reading_maths.cli"]
 SOURCE = ROOT / "source" / "code" / "code.ipynb"
 

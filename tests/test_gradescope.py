@@ -27,8 +27,11 @@ from classroom.builder import ClassBuilder, fill
 from conftest import ROOT
 from reading_maths.course import Assignment
 
+pytestmark = pytest.mark.sandbox
+
 CLI = [sys.executable, "-m", "reading_maths.cli"]
 RELEASE = ROOT / "release" / "code" / "code.ipynb"
+REFERENCE = "source/course/source/code/code.ipynb"  # the reference solution, where the zip puts it in the image
 
 # -- Gradescope's specification, as data ------------------------------------------------------------
 TOP_LEVEL = {"score", "execution_time", "output", "output_format", "test_output_format", "test_name_format",
@@ -91,6 +94,9 @@ def submissions() -> dict[str, nbformat.NotebookNode | bytes]:
         "hostile": hostile,
         "corrupt": b"\xff\xfe{ not a notebook",
         "foreign": nbformat.read(ROOT / "release" / "notation" / "notation.ipynb", as_version=4),
+        # links to the reference solution in the image (Gradescope's unzip keeps symbolic links)
+        "symlink": ("symlink", REFERENCE),
+        "hardlink": ("hardlink", REFERENCE),
     }
 
 
@@ -136,7 +142,10 @@ def results(autograder) -> dict[str, dict]:
         (autograder / "submission").mkdir()
         (autograder / "results").mkdir()
         target = autograder / "submission" / ("code.ipynb" if name != "foreign" else "notation.ipynb")
-        if isinstance(work, bytes):
+        if isinstance(work, tuple):
+            kind, reference = work
+            (target.symlink_to if kind == "symlink" else target.hardlink_to)(autograder / reference)
+        elif isinstance(work, bytes):
             target.write_bytes(work)
         else:
             nbformat.write(work, target)
@@ -230,6 +239,8 @@ def test_a_hostile_submission_gains_nothing(results):
 
 
 @pytest.mark.parametrize("name, reason", [("corrupt", "code.ipynb is not UTF-8"),
+                                          ("symlink", "code.ipynb is a symbolic link: refused"),
+                                          ("hardlink", "code.ipynb is a hard link (2 names for one file): refused"),
                                           ("foreign", "notation.ipynb is not a notebook of this course")])
 def test_an_ungradable_upload_gets_zero_and_a_reason(results, name, reason):
     data = results[name]["json"]

@@ -50,8 +50,10 @@ from hostile.ordinary import as_user, ordinary_user
 from classroom.builder import answered
 from conftest import ROOT
 from reading_maths.notebook import grade_id
-from reading_maths.sandbox import wire
+from reading_maths.sandbox.inside import wire
 from reading_maths.sandbox.process import SCRATCH_PREFIX, UID_BASE, UID_SPAN, inspect
+
+pytestmark = pytest.mark.sandbox
 
 CLI = [sys.executable, "-m", "reading_maths.cli"]
 SOURCE = ROOT / "source" / "code" / "code.ipynb"

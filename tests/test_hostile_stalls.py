@@ -25,7 +25,7 @@ from hostile.attacks import ATTACKS
 from hostile.ordinary import as_user, ordinary_user
 
 from conftest import ROOT
-from reading_maths.sandbox import wire
+from reading_maths.sandbox.inside import wire
 from reading_maths.sandbox.session import MAX_RESTARTS
 from test_hostile import (
     MODES,
@@ -43,6 +43,8 @@ from test_hostile import (
     shared_folder,
     submission,
 )
+
+pytestmark = pytest.mark.sandbox
 
 STALLS = {name: a for name, a in ATTACKS.items() if a.stalls}
 CELLS = 12

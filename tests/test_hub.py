@@ -27,67 +27,36 @@ import re
 import secrets
 import shutil
 import subprocess
-import tempfile
 from pathlib import Path
 
 import browser as b
 import nbformat
 import pytest
+from hub_class import class_on_hub
 
 from reading_maths.notebook import SOLUTION_MARKERS, grade_id, is_test_cell
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.hub, pytest.mark.browser]
 
 REPO = Path(__file__).resolve().parents[1]
 SHOTS = Path(__file__).resolve().parent / "screenshots" / "hub"
-COMMENT = "reading-maths hub test"
 PROOF = ("With j = t - i the sum is the geometric series (1 - b)(1 + b + ... + b^(t-1)) = 1 - b^t; "
          "E[g_i] = E[g_t] is a constant, so linearity takes it out of the sum.")
 MARKS = {"ada": (2, "Complete: the telescoping sum and why E[g] leaves the sum. Well done, Ada."),
          "bob": (1, "Bob: say why the geometric sum telescopes to 1 - b^t, not only that it does.")}
 
 
-def _skip_unless_possible() -> None:
-    if os.geteuid() != 0:
-        pytest.skip("the hub test creates Unix accounts and runs JupyterHub as root: run it as root "
-                    "(make test does on CI)")
-    for tool in ("useradd", "userdel", "chpasswd"):
-        if not shutil.which(tool):
-            pytest.skip(f"the hub test needs {tool} to create the class's Unix accounts")
-    from hub.env import SYSTEM_PYTHON
-    from hub.site import PROXY
-
-    if not SYSTEM_PYTHON.exists():
-        pytest.skip(f"the hub's shared Python is made from {SYSTEM_PYTHON}, which is missing")
-    if not PROXY.exists():
-        pytest.skip(f"JupyterHub's proxy is not installed at {PROXY}: run `make hub-proxy` (npm ci in hub/)")
-
-
 @pytest.fixture(scope="module")
 def hub_class():
     """The running hub with its accounts: ``(hub, people)``; everything is removed afterwards."""
-    _skip_unless_possible()
     from hub import accounts
-    from hub.env import ensure_env
-    from hub.site import make_site, running
 
-    env = ensure_env(REPO)
     tag = secrets.token_hex(2)
     people = {"teacher": accounts.Person(f"teach-{tag}", accounts.new_password(), instructor=True),
               "ada": accounts.Person(f"ada-{tag}", accounts.new_password(), first_name="Ada", last_name="Lovelace"),
               "bob": accounts.Person(f"bob-{tag}", accounts.new_password(), first_name="Bob", last_name="Moses")}
-    root = Path(tempfile.mkdtemp(prefix="rm-hub-", dir="/tmp"))
-    try:
-        for person in people.values():
-            accounts.create(person, REPO, COMMENT)
-        site = make_site(root, env, [p.name for p in people.values()])
-        accounts.enrol(people["teacher"], [people["ada"], people["bob"]], env, site.exchange)
-        with running(site) as hub:
-            yield hub, people
-    finally:
-        for person in people.values():
-            accounts.remove(person.name)
-        shutil.rmtree(root, ignore_errors=True)
+    with class_on_hub(people) as hub:
+        yield hub, people
 
 
 @pytest.fixture(scope="module")

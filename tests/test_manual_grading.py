@@ -31,6 +31,8 @@ from test_autograde import nbgrader, reading_maths
 from classroom.builder import answered
 from conftest import ROOT
 
+pytestmark = pytest.mark.sandbox
+
 STUDENTS = ("alice", "bob")
 
 

@@ -233,6 +233,9 @@ def _printed_keys():
         after = rows[key][-1].split(" in ", 1)[1]
         formula = re.findall(r"\$([^$]+)\$", after)[0].split("=")[-1].strip()
         yield pytest.param("powers", key, formula, id=f"powers:{formula}")
+    for key in reference("notation").DICTIONARY_OPTIONS:  # the symbol column: "$\theta$ / $\phi$"
+        for formula in re.findall(r"\$([^$]+)\$", rows[key][-1].split("|")[1]):
+            yield pytest.param("dictionary", key, formula, id=f"dictionary:{formula}")
     for kind, key, formula in [("dictionary", "x~p", r"x \sim p"), ("shapes", "QK^T", "QK^T"),
                                ("shapes", "sqrt(d_k)", r"\sqrt{d_k}"), ("shapes", "q.k", r"q \cdot k"),
                                ("shapes", "K^T", "K^T")]:
@@ -241,6 +244,8 @@ def _printed_keys():
 
 
 TABLE_SPECS = {"powers": "POWER_ITEMS", "dictionary": "DICTIONARY_OPTIONS", "shapes": "SHAPE_ITEMS"}
+TABLE_ALIASES = {"powers": "POWER_ITEMS_ALIASES", "dictionary": "DICTIONARY_ALIASES"}
+TRANSPOSES = [r"^\top", r"^{\top}", r"^\intercal", r"^{\mathsf{T}}", "ᵀ", "^⊤", "^{T}"]
 
 
 @pytest.mark.parametrize("by_hand", [False, True], ids=["pylatexenc", "notebook-fallback"])
@@ -250,10 +255,11 @@ def test_every_table_key_is_accepted_as_printed(kind, key, formula, by_hand, mon
     if by_hand:  # as in a student's Python without pylatexenc: the import fails
         monkeypatch.setitem(sys.modules, "pylatexenc.latex2text", None)
     spec = getattr(reference("notation"), TABLE_SPECS[kind])
-    aliases = reference("notation").POWER_ITEMS_ALIASES if kind == "powers" else None
+    aliases = getattr(reference("notation"), TABLE_ALIASES.get(kind, ""), None)
     lookup = {symbol_key(a): k for a, k in {**{k: k for k in spec}, **(aliases or {})}.items()}
-    assert lookup.get(symbol_key(formula)) == key
-    assert lookup.get(symbol_key(f"${formula}$")) == key
+    transposed = [formula.replace("^T", t) for t in TRANSPOSES] if "^T" in formula else []
+    for spelling in [formula, f"${formula}$", *transposed]:  # and every way of writing a transpose
+        assert lookup.get(symbol_key(spelling)) == key, spelling
 
 
 @pytest.mark.parametrize("spelling", [r"x \sim p", "x ∼ p", "x~p", "$x \\sim p$"])

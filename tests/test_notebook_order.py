@@ -3,11 +3,14 @@ student's own Restart & Run All see them: a later answer that reuses a helper's 
 else does not break an earlier, right answer."""
 
 import nbformat
+import pytest
 
 from classroom.builder import answered
 from conftest import ROOT
 from reading_maths.grading.engine import Settings, grade
 from test_sandbox import SANDBOX
+
+pytestmark = pytest.mark.sandbox
 
 SOFTMAX = '''import numpy as np
 

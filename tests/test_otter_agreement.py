@@ -44,6 +44,8 @@ import pytest
 from conftest import ROOT
 from reading_maths.notebook import grade_id, is_test_cell
 
+pytestmark = [pytest.mark.sandbox, pytest.mark.kernel]
+
 SOURCE = ROOT / "source" / "code" / "code.ipynb"
 QUESTIONS = ["softmax", "attention", "adam_step", "adam", "dpo_loss"]
 HIDDEN = re.compile(r"### BEGIN HIDDEN TESTS.*?### END HIDDEN TESTS\n?", re.DOTALL)

@@ -30,6 +30,8 @@ from classroom.builder import answered
 from classroom.roster import _exchange
 from conftest import ROOT
 
+pytestmark = [pytest.mark.slow, pytest.mark.browser]  # nbgrader's commands, the sandbox, JupyterLab
+
 USAGE = re.compile(r"List of subcommands|No command given|^Usage:", re.MULTILINE)
 STUDENTS = [("ada", "Ada", "Lovelace"), ("alan", "Alan", "Turing"), ("grace", "Grace", "Hopper")]
 WRONG_SOFTMAX = "import numpy as np\n\ndef softmax(z, temperature=1.0):\n    return np.exp(z)\n"

@@ -10,6 +10,8 @@ from reading_maths.course import assignments
 from reading_maths.nbgrader.release import release
 from reading_maths.notebook import is_test_cell, nbgrader_meta, read_notebook
 
+pytestmark = pytest.mark.slow
+
 ASSIGNMENTS = [a.id for a in assignments(ROOT)]
 
 

@@ -11,10 +11,12 @@ import pytest
 from hostile.ordinary import as_user, ordinary_user
 
 from conftest import ROOT
-from reading_maths.sandbox import wire
 from reading_maths.sandbox.errors import CallTimeout, ProcessDied, StudentError
+from reading_maths.sandbox.inside import wire
 from reading_maths.sandbox.process import SLOTS, UID_BASE, UID_SPAN, Sandbox, bound_paths, choose, sandbox_uid
 from reading_maths.sandbox.session import Cell, StudentSession
+
+pytestmark = pytest.mark.sandbox
 
 SANDBOX = choose(allow_unsafe=True)
 needs_isolation = pytest.mark.skipif(not SANDBOX.isolated, reason="full sandbox needs root and bubblewrap")
@@ -170,7 +172,7 @@ def test_only_the_child_rebuilds_portable_functions():
 
 @needs_isolation
 def test_children_started_ahead_are_new_for_each_notebook():
-    from reading_maths.sandbox.ahead import Starter
+    from reading_maths.sandbox.child_starter import Starter
 
     starter = Starter(SANDBOX, preload=("json",))
     leave = ("import json, os, sys\n"
@@ -235,7 +237,7 @@ probe = {"status": status, "pids": sorted(p for p in os.listdir("/proc") if p.is
 
 def views(sandbox: Sandbox) -> tuple[str, dict, dict]:
     """What a child forked by the fork server and one bubblewrap started each see, and the first's kind."""
-    from reading_maths.sandbox.ahead import Starter
+    from reading_maths.sandbox.child_starter import Starter
 
     def view(starter=None):
         with StudentSession([Cell(0, "cell 1", VIEW)], ["probe"], sandbox, starter=starter) as s:
@@ -278,7 +280,7 @@ def test_the_fork_servers_children_see_what_bubblewraps_children_see(mode):
 
 @needs_isolation
 def test_a_forked_child_cannot_reach_the_fork_server_or_the_next_child():
-    from reading_maths.sandbox.ahead import Starter
+    from reading_maths.sandbox.child_starter import Starter
 
     attack = ("import os, signal, sys\n"
               "seen = [int(p) for p in os.listdir('/proc') if p.isdigit()]\n"

@@ -11,10 +11,13 @@ import sys
 import xml.etree.ElementTree as ET
 
 import nbformat
+import pytest
 from hostile.text import LEAKY_ATTENTION
 
 from classroom.builder import answered
 from conftest import ROOT
+
+pytestmark = pytest.mark.sandbox
 
 CLI = [sys.executable, "-m", "reading_maths.cli"]
 SOURCE = ROOT / "source" / "code" / "code.ipynb"

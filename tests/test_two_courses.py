@@ -7,12 +7,15 @@ a grader process that serves two courses never grades the second against the fir
 import shutil
 
 import nbformat
+import pytest
 
 from classroom.builder import answered
 from conftest import ROOT
 from reading_maths.grading.engine import Settings, grade
 from reading_maths.notebook import grade_id
 from test_sandbox import SANDBOX
+
+pytestmark = pytest.mark.sandbox
 
 RIGHT_LINE = "z = np.asarray(z, dtype=np.float64) / T "
 OTHER_LINE = "z = np.asarray(z, dtype=np.float64) * T "

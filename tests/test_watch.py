@@ -16,10 +16,13 @@ import time
 from pathlib import Path
 
 import nbformat
+import pytest
 from test_autograde import ASSIGNMENT, BIN, NO_SHIFT_SOFTMAX, auto_scores, env_for, nbgrader
 
 from classroom.builder import answered
 from classroom.roster import COURSE_ID, _exchange
+
+pytestmark = pytest.mark.sandbox
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -1,6 +1,6 @@
 """Every value a student can return reads the same to a grader after the sandbox's wire as in-process.
 
-The sandboxed engine hands graders what :mod:`reading_maths.sandbox.wire` decodes; nbgrader's
+The sandboxed engine hands graders what :mod:`reading_maths.sandbox.inside.wire` decodes; nbgrader's
 kernel and pytest hand them the student's own object.  A grader reads an answer with
 ``as_plain_array`` (or compares containers item by item), so both must agree on that reading,
 and on the structure around it (tuple or list, dict keys), for every kind of value.
@@ -18,7 +18,7 @@ from hypothesis.extra import numpy as npst
 
 from reading_maths.kit import as_plain_array
 from reading_maths.kit.question import NotNumeric
-from reading_maths.sandbox import wire
+from reading_maths.sandbox.inside import wire
 
 
 def across(value):

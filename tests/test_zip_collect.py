@@ -13,9 +13,12 @@ import zipfile
 from pathlib import Path
 
 import nbformat
+import pytest
 
 from conftest import ROOT
 from reading_maths.nbgrader.environment import use_nbgrader_env
+
+pytestmark = pytest.mark.slow
 
 STUDENTS = {
     "lovelaceada_12345_67890_code.ipynb": "lovelaceada",

@@ -8,7 +8,8 @@ from reading_maths.kit.answers import parse_letter, read_answers
 
 REF = reference("notation")
 SPEC = REF.DICTIONARY_OPTIONS
-KEY = read_answers(REF.dictionary, SPEC, parse_letter, "dictionary").values
+ALIASES = REF.DICTIONARY_ALIASES
+KEY = read_answers(REF.dictionary, SPEC, parse_letter, "dictionary", ALIASES).values
 
 TEACH = {
     "expectation": "E_{x~p}[f(x)] is an average of f(x) over x drawn from p, weighted by how likely each x is: "
@@ -33,4 +34,4 @@ TEACH = {
 }
 
 
-globals().update(item_cases(name, "dictionary", SPEC, parse_letter, KEY, TEACH))
+globals().update(item_cases(name, "dictionary", SPEC, parse_letter, KEY, TEACH, aliases=ALIASES))

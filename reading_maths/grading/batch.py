@@ -14,6 +14,7 @@ from pathlib import Path
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from reading_maths.course import Assignment
+from reading_maths.course import assignment as course_assignment
 from reading_maths.grading.engine import NotGradable, Settings, grade
 from reading_maths.results import GradeResult, QuestionResult
 
@@ -27,11 +28,14 @@ def failed_to_grade(path: Path, assignment: Assignment | None, reason: str) -> G
     return result
 
 
-def grade_one(path: Path, settings: Settings, root: Path, assignment: str | None) -> GradeResult:
-    """Grade one notebook; a notebook that cannot be graded gets a result saying why (never an exception)."""
-    known = Assignment(assignment, root) if assignment else None
+def grade_one(path: Path, settings: Settings, root: Path, assignment: str | None,
+              shown: str | None = None) -> GradeResult:
+    """Grade one notebook of ``assignment`` (None: recognised from its cells); a notebook that cannot be graded
+    gets a result saying why (never an exception). Messages name the file ``shown`` (default: as the course sees
+    it)."""
+    known = course_assignment(root, assignment) if assignment else None
     try:
-        return grade(path, settings, root)
+        return grade(path, settings, root, known, shown)
     except NotGradable as exc:
         return failed_to_grade(path, known, str(exc))
     except Exception as exc:  # noqa: BLE001 - one broken submission never stops the batch
@@ -48,7 +52,7 @@ def forked_pool(workers: int, root: Path, assignment: str | None) -> ProcessPool
     loaded here, so that they start with them (and with Otter and NumPy imported) instead of each loading
     its own; :data:`WORKER_NICENESS` below this process."""
     if assignment:
-        Assignment(assignment, root).graders  # noqa: B018 - loaded (and cached) before the fork
+        course_assignment(root, assignment).graders  # noqa: B018 - loaded (and cached) before the fork
     return ProcessPoolExecutor(max(1, workers), mp_context=multiprocessing.get_context("fork"),
                                initializer=os.nice, initargs=(WORKER_NICENESS,))
 
@@ -113,7 +117,7 @@ def grade_many(paths: Iterable[Path], settings: Settings, *, jobs: int = 0, root
             if i in results:
                 continue
             if isinstance(outcome, BaseException):
-                outcome = failed_to_grade(paths[i], Assignment(assignment, root) if assignment else None,
+                outcome = failed_to_grade(paths[i], course_assignment(root, assignment) if assignment else None,
                                           f"grading failed: {type(outcome).__name__}")
             results[i] = outcome
             if on_result is not None:

@@ -15,10 +15,11 @@ from pathlib import Path
 
 import numpy as np
 
-from reading_maths.course import Assignment, recognise
+from reading_maths.course import Assignment, recognise, shown_path
+from reading_maths.grading.causes import Notebook, explain
 from reading_maths.notebook import NotANotebook, grade_id, is_test_cell, nbgrader_meta, read_notebook
 from reading_maths.results import GradeResult
-from reading_maths.sandbox.ahead import starter
+from reading_maths.sandbox.child_starter import starter
 from reading_maths.sandbox.process import Sandbox
 from reading_maths.sandbox.session import Cell, StudentSession
 
@@ -38,16 +39,23 @@ class Settings:
     ahead: bool = False
 
 
-def load(path: Path, root: Path):
-    """Step 1: read the notebook and recognise its assignment."""
+def load(path: Path, root: Path, assignment: Assignment | None = None, shown: str | None = None):
+    """Step 1: read the notebook; check it is one of ``assignment`` (when it is known: autograde, ``grade
+    --assignment``), else recognise its assignment. Messages name the file ``shown`` (default: as the course
+    sees it, :func:`~reading_maths.course.shown_path`)."""
+    shown = shown or shown_path(path, root)
     try:
-        nb = read_notebook(path)
+        nb = read_notebook(path, shown)
     except NotANotebook as exc:
         raise NotGradable(str(exc)) from None
-    assignment = recognise(nb, root)
-    if assignment is None:
-        raise NotGradable(f"{path} is not a notebook of this course (no known question ids in its cells)")
-    return nb, assignment
+    if assignment is not None:
+        if not assignment.holds(nb):
+            raise NotGradable(f"{shown} is not a notebook of {assignment.id} (none of its question ids in its cells)")
+        return nb, assignment
+    found = recognise(nb, root)
+    if found is None:
+        raise NotGradable(f"{shown} is not a notebook of this course (no known question ids in its cells)")
+    return nb, found
 
 
 def sanitize(nb, assignment: Assignment) -> tuple[list[Cell], list[str]]:
@@ -61,14 +69,13 @@ def sanitize(nb, assignment: Assignment) -> tuple[list[Cell], list[str]]:
         grade_id(c): c.source for c in assignment.source.cells
         if c.cell_type == "code" and nbgrader_meta(c).get("locked") and not is_test_cell(c)
     }
-    seen: set[str] = set()
+    seen: set[str | None] = set()
     cells: list[Cell] = []
     notes: list[str] = []
     for index, cell in enumerate(nb.cells):
         if not isinstance(cell, dict) or cell.get("cell_type") != "code" or is_test_cell(cell):
             continue
-        source = cell.get("source", "")
-        source = "".join(source) if isinstance(source, list) else str(source)
+        source = _text(cell)
         gid = grade_id(cell)
         if gid in locked:
             if source != locked[gid]:
@@ -91,14 +98,28 @@ def grade_cell_places(nb) -> dict[str, int]:
     """
     places: dict[str, int] = {}
     for index, cell in enumerate(nb.cells):
-        if isinstance(cell, dict) and cell.get("cell_type") == "code" and is_test_cell(cell):
-            places.setdefault(grade_id(cell), index)
+        if isinstance(cell, dict) and cell.get("cell_type") == "code" and is_test_cell(cell) and grade_id(cell):
+            places.setdefault(str(grade_id(cell)), index)
     return places
 
 
-def grade(nb_path: Path, settings: Settings, root: Path) -> GradeResult:
-    """Grade one notebook: every step above, then the assignment's graders on the student's names."""
-    nb, assignment = load(nb_path, root)
+def _text(cell) -> str:
+    source = cell.get("source", "")
+    return "".join(source) if isinstance(source, list) else str(source)
+
+
+def own_text_cells(nb, assignment: Assignment) -> list[tuple[int, str, str]]:
+    """The Markdown and Raw cells the student wrote or made (not the prompt's): ``(index, cell type, source)``."""
+    prompts = {_text(c) for c in assignment.source.cells if c.cell_type != "code"}
+    return [(i, str(c.get("cell_type")), _text(c)) for i, c in enumerate(nb.cells)
+            if isinstance(c, dict) and c.get("cell_type") in ("markdown", "raw") and _text(c) not in prompts]
+
+
+def grade(nb_path: Path, settings: Settings, root: Path, assignment: Assignment | None = None,
+          shown: str | None = None) -> GradeResult:
+    """Grade one notebook of ``assignment`` (None: recognised from its cells): every step above, then the
+    assignment's graders on the student's names."""
+    nb, assignment = load(nb_path, root, assignment, shown)
     cells, notes = sanitize(nb, assignment)
     graders = assignment.graders
     names = list(dict.fromkeys(n for g in graders for n in g.names))
@@ -107,14 +128,17 @@ def grade(nb_path: Path, settings: Settings, root: Path) -> GradeResult:
     upto = [places.get(g.question) for g in graders]
     ahead = starter(settings.sandbox, assignment.imports) if settings.ahead and settings.sandbox.isolated else None
     session = StudentSession(cells, names, settings.sandbox, settings.cell_timeout, settings.call_timeout,
-                             upto=upto[0] if upto else None, starter=ahead)
+                             upto=upto[0] if upto else None, starter=ahead, preload=assignment.imports)
     with session, warnings.catch_warnings(), np.errstate(all="ignore"), \
             contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
         warnings.simplefilter("ignore")
+        first, notebook = 0, Notebook(cells, session.cell_errors, own_text_cells(nb, assignment))
         for grader, place in zip(graders, upto, strict=True):
             session.advance(place)
             session.begin_question()
             result.questions.append(grader.run(session.env(), session.interruption))
+            explain(result.questions[-1], grader.names, place, first, notebook)
+            first = place if place is not None else first
     result.errors += [session.cell_errors[i] for i in sorted(session.cell_errors, key=abs)]
     if session.start_error:
         result.errors.append(session.start_error)

@@ -14,13 +14,13 @@ from functools import cache, cached_property
 from pathlib import Path
 from typing import Any
 
-from otter.test_files import ExceptionTestFile
+from otter.test_files import ExceptionTestFile, test_case
 from otter.test_files.abstract_test import TestCase
 
 from reading_maths.kit import Mistake, Question
-from reading_maths.results import CaseResult, QuestionResult
+from reading_maths.results import CaseResult, QuestionResult, Status
 
-Interruption = Callable[[], "tuple[str, str] | None"]
+Interruption = Callable[[], "tuple[Status, str] | None"]
 """Returns ``(status, message)`` once the student's process can no longer answer, else None."""
 
 
@@ -68,6 +68,8 @@ class GraderFile:
             result.status, result.problem = stop
         elif result.status != "missing":
             result.status = "passed" if all(c.passed for c in result.cases) else "failed"
+        catalogue = {m.name: m.message for m in self.mistakes}
+        result.mistake_messages = {c.mistake: catalogue.get(c.mistake, c.message) for c in result.cases if c.mistake}
         return result
 
     def _run_case(self, case: TestCase, env: Mapping[str, Any]) -> CaseResult:
@@ -83,10 +85,23 @@ class GraderFile:
         return CaseResult(case.name, case.points, True, case.hidden, case.success_message or "")
 
 
+def _cases(namespace: dict[str, Any], path: Path) -> tuple[str, list[TestCase]]:
+    """The question name and test cases of an executed grader file, as Otter's ``ExceptionTestFile`` reads them
+    (``tests/test_corpora.py`` checks they are the same)."""
+    if "name" not in namespace:
+        raise ValueError(f"grader file {path} does not define 'name'")
+    cases: list[TestCase] = []
+    for value in namespace.values():
+        if isinstance(value, test_case):
+            if value.name is None:
+                value.name = f"{namespace['name']} - {len(cases) + 1}"
+            cases.append(value.to_dataclass())
+    return namespace["name"], ExceptionTestFile.resolve_test_file_points(namespace.get("points"), cases)
+
+
 @cache
 def load_grader(path: Path) -> GraderFile:
-    """Load ``graders/<assignment>/<question>.py``; cached per process."""
-    test_file = ExceptionTestFile.from_file(str(path))
+    """Load ``graders/<assignment>/<question>.py``, executing it once; cached per process."""
     namespace = runpy.run_path(str(path))
     mistakes: dict[str, Mistake] = {}
     for value in namespace.values():
@@ -94,4 +109,5 @@ def load_grader(path: Path) -> GraderFile:
         for item in found if isinstance(found, (list, tuple)) else [found]:
             if isinstance(item, Mistake):
                 mistakes.setdefault(item.name, item)
-    return GraderFile(Path(path), test_file.name, list(test_file.test_cases), tuple(mistakes.values()))
+    question, cases = _cases(namespace, Path(path))
+    return GraderFile(Path(path), question, cases, tuple(mistakes.values()))

@@ -17,7 +17,9 @@ from dataclasses import replace
 from functools import cache
 from pathlib import Path
 
+from reading_maths.course import shown_path
 from reading_maths.grading.engine import Settings
+from reading_maths.inputs import read_regular
 from reading_maths.results import GradeResult
 
 _versions: dict[Path, tuple] = {}
@@ -28,6 +30,7 @@ def _refresh(root: Path) -> None:
 
     Workers outlive a batch: a grader fixed between two runs must not be served from the cache.
     """
+    from reading_maths.course import assignment
     from reading_maths.grading.graderfile import load_grader
     from reading_maths.kit.reference import reference_of
 
@@ -36,6 +39,7 @@ def _refresh(root: Path) -> None:
     if _versions.get(root, version) != version:
         load_grader.cache_clear()
         reference_of.cache_clear()
+        assignment.cache_clear()
     _versions[root] = version
 
 
@@ -46,8 +50,10 @@ def _worker_sandbox(allow_unsafe: bool, limits):
     return choose(allow_unsafe=allow_unsafe, limits=limits)
 
 
-def grade_bytes(data: bytes, shown: str, settings: Settings, course: str, assignment: str | None) -> GradeResult:
-    """On a worker: grade one notebook given as bytes; paths in the result are the driver's ``shown`` path.
+def grade_bytes(data: bytes, path: str, shown: str, settings: Settings, course: str,
+                assignment: str | None) -> GradeResult:
+    """On a worker: grade one notebook given as bytes; the result is the driver's notebook at ``path``, its
+    messages name it ``shown``, as the driver's own would.
 
     The worker picks its own sandbox: it refuses to grade without one unless the driver ran with
     ``--unsafe-no-sandbox`` itself.
@@ -58,13 +64,10 @@ def grade_bytes(data: bytes, shown: str, settings: Settings, course: str, assign
     _refresh(root)
     settings = replace(settings, sandbox=_worker_sandbox(not settings.sandbox.isolated, settings.sandbox.limits))
     with tempfile.TemporaryDirectory(prefix="reading-maths-task-") as folder:
-        path = Path(folder, Path(shown).name)
-        path.write_bytes(data)
-        result = grade_one(path, settings, root, assignment)
-    result.notebook = shown
-    result.errors = [e.replace(str(path), shown) for e in result.errors]
-    for question in result.questions:
-        question.problem = question.problem.replace(str(path), shown)
+        copy = Path(folder, Path(path).name)
+        copy.write_bytes(data)
+        result = grade_one(copy, settings, root, assignment, shown)
+    result.notebook = path
     return result
 
 
@@ -73,11 +76,21 @@ def graded_on_cluster(paths: list[Path], settings: Settings, address: str, root:
     """Send every notebook to the scheduler at ``address``; yield ``(index, result or error)`` as they finish."""
     from distributed import Client, as_completed
 
+    from reading_maths.course import Assignment
+    from reading_maths.grading.batch import failed_to_grade
+
     batch = uuid.uuid4().hex[:8]
     with Client(address, timeout="30s") as client:
-        futures = {client.submit(grade_bytes, p.read_bytes(), str(p), settings, str(root), assignment,
-                                 key=f"reading-maths-grade-{batch}-{i}", pure=False, retries=1): i
-                   for i, p in enumerate(paths)}
+        futures = {}
+        for i, p in enumerate(paths):
+            try:
+                data = read_regular(p)  # a link is refused here, never sent (nor its target)
+            except OSError as exc:
+                yield i, failed_to_grade(p, Assignment(assignment, root) if assignment else None,
+                                         exc.strerror or str(exc))
+                continue
+            futures[client.submit(grade_bytes, data, str(p), shown_path(p, root), settings, str(root), assignment,
+                                  key=f"reading-maths-grade-{batch}-{i}", pure=False, retries=1)] = i
         for future in as_completed(futures):
             try:
                 yield futures[future], future.result()

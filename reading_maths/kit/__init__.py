@@ -27,7 +27,7 @@ from reading_maths.kit.question import (
     split_outputs,
 )
 from reading_maths.kit.reference import hidden_rng, reference
-from reading_maths.sandbox.portable import QuadraticGradient, Scaled
+from reading_maths.sandbox.inside.functions_as_data import QuadraticGradient, Scaled
 
 __all__ = ["ATOL", "RTOL", "Failed", "Mistake", "NotNumeric", "QuadraticGradient", "Question", "Scaled",
            "as_plain_array", "hidden_rng", "item_cases", "receiving", "reference", "same_values", "split_outputs"]

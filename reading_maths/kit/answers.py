@@ -35,11 +35,17 @@ _GREEK = {
     "θ": "theta", "ϑ": "theta", "λ": "lambda", "μ": "mu", "π": "pi", "σ": "sigma", "τ": "tau",
     "φ": "phi", "ϕ": "phi", "ψ": "psi", "ω": "omega", "η": "eta", "∇": "nabla", "⊙": "odot",
     "∑": "sum", "∏": "prod", "ℓ": "l", "∼": "~", "−": "-", "‖": "||", "√": "sqrt",
-    "𝔼": "e", "⋅": ".", "·": ".", "∘": "odot", "×": "x",
+    "𝔼": "e", "⋅": ".", "·": ".", "∙": ".", "•": ".", "∘": "odot", "×": "x",
+    "κ": "kappa", "ν": "nu", "ξ": "xi", "ρ": "rho", "χ": "chi", "ζ": "zeta", "ι": "iota",
+    "Σ": "sum", "Π": "prod", "Δ": "delta", "Θ": "theta", "Φ": "phi", "Ψ": "psi", "Ω": "omega", "Λ": "lambda",
+    "Γ": "gamma", "⊤": "t", "⊺": "t",  # \top, \intercal: the transpose, like ᵀ and T
 }
 _LATEX_WORDS = re.compile(r"\\?(mathbf|boldsymbol|mathrm|operatorname|mathbb|left|right|varepsilon|vartheta|varphi)")
+_LATEX_FONTS = re.compile(r"\\(?:mathsf|mathit|mathcal|mathtt|textrm|text|bm)(?![a-zA-Z])")
 _LATEX_SWAP = {"varepsilon": "epsilon", "vartheta": "theta", "varphi": "phi"}
-_LATEX_SYMBOLS = {"sim": "∼", "Vert": "‖", "|": "‖", "vert": "|", "cdot": "⋅", "times": "×", "prime": "'"}
+_LATEX_SYMBOLS = {"sim": "∼", "Vert": "‖", "|": "‖", "vert": "|", "cdot": "⋅", "times": "×", "prime": "'",
+                  "top": "⊤", "intercal": "⊺", "lVert": "‖", "rVert": "‖", "odot": "⊙", "nabla": "∇", "Sigma": "Σ",
+                  "Pi": "Π"}
 _DROP = re.compile(r"[\s\\_^{}()\[\]$]")
 
 
@@ -52,6 +58,8 @@ def latex_to_text(value: str) -> str:
     returned as it is (a LaTeX reader would take its ``~`` for a space).
     """
     text = re.sub(r"\\wide(tilde|hat)(?![a-zA-Z])", r"\\\1", value)
+    text = re.sub(r"\\overline(?![a-zA-Z])", r"\\bar", text)
+    text = re.sub(r"\\\|", "‖", text)  # LaTeX's \| is a norm's double bar
     text = re.sub(r"\\arg(?![a-zA-Z])", "arg", text)
     if "\\" not in text:
         return text
@@ -67,7 +75,7 @@ def latex_to_text(value: str) -> str:
 
 def latex_by_hand(text: str) -> str:
     """The fallback of :func:`latex_to_text`: spacing commands dropped, a few symbols as Unicode."""
-    text = re.sub(r"\\[,;:! ]", " ", text)
+    text = _LATEX_FONTS.sub("", re.sub(r"\\[,;:! ]", " ", text))
     return re.sub(r"\\([a-zA-Z]+|\|)", lambda m: _LATEX_SYMBOLS.get(m.group(1), m.group(0)), text)
 
 
@@ -114,6 +122,7 @@ def symbol_key(value: str) -> str:
     text = unicodedata.normalize("NFD", latex_to_text(str(value)))
     text = re.sub(r"(.)\u0302", r"hat\1", text)
     text = re.sub(r"(.)\u0303", r"tilde\1", text)
+    text = re.sub(r"(.)[\u0304\u0305]", r"bar\1", text)
     text = unicodedata.normalize("NFKC", text)
     text = "".join(_GREEK.get(ch, ch) for ch in text).casefold()
     text = _LATEX_WORDS.sub(lambda m: _LATEX_SWAP.get(m.group(1), ""), text)

@@ -25,9 +25,9 @@ from otter.test_files import test_case
 from reading_maths.kit import latex
 from reading_maths.kit.entries import EntryFormatError, read_entry, same_output, shape_problems, tiny_problems
 from reading_maths.kit.reference import hidden_rng
-from reading_maths.kit.strength import MIN_MUTANTS, judged, variations
+from reading_maths.kit.strength import BUDGET, MIN_JUDGED, judged
 from reading_maths.sandbox.errors import CallTimeout, ProcessDied, StudentError
-from reading_maths.sandbox.trials import definition
+from reading_maths.sandbox.mutant_calls import definition
 
 ENTRIES = (1, 2, 3)
 THRESHOLDS = (0.5, 0.7, 0.85, 1.0)
@@ -143,8 +143,11 @@ def test_passes(e: _Entry) -> None:
     test = e.function(e.test, e.name.replace("entry", "test"))
     try:
         test()
-    except (CallTimeout, ProcessDied):
-        raise AssertionError(f"{e.name}: your test did not finish, or ended the notebook's process.") from None
+    except CallTimeout:
+        raise AssertionError(f"{e.name}: your test did not finish within the time limit of one call (stated in the "
+                             "notebook), so it was stopped.") from None
+    except ProcessDied:
+        raise AssertionError(f"{e.name}: your test ended the notebook's process.") from None
     except Exception as exc:  # noqa: BLE001 - the test failed: that is the feedback
         raise AssertionError(f"{e.name}: your test fails on your own implementation ({_error(exc)}). A test "
                              "must pass on a right implementation before it can catch wrong ones.") from None
@@ -171,26 +174,31 @@ def test_habits(source: str) -> str | None:
 def strong(e: _Entry, threshold: float, seed: int) -> None:
     impl = e.function(e.impl, e.name.replace("entry", "implementation"))
     test = e.function(e.test, e.name.replace("entry", "test"))
-    inputs = variations(e.entry["inputs"], hidden_rng(seed, e.name))
     try:
-        found = judged(impl, test, inputs)
+        found = judged(impl, test, e.entry, int(hidden_rng(seed, e.name).integers(2**32)))
     except (LookupError, ValueError, StudentError) as exc:
         raise AssertionError(f"{e.name}: the source of your implementation cannot be read ({exc}); write it as "
                              "one def in a cell.") from None
     except (CallTimeout, ProcessDied):
-        raise AssertionError(f"{e.name}: a mutant of your implementation stopped the notebook's process, so your "
+        raise AssertionError(f"{e.name}: your test or your implementation stopped the notebook's process, so your "
                              "test could not be judged.") from None
     if found.test_failed:
         raise AssertionError(f"{e.name}: your test fails on your own implementation, so it cannot judge altered "
                              "copies of it: make it pass first.")
+    if found.decoy_timed_out:
+        raise AssertionError(f"{e.name}: your test was stopped after {found.decoy_timed_out:g} s, the time limit of "
+                             "one run of it, on a copy of your implementation that computes the same thing, so it "
+                             "could not be judged: make it faster (smaller inputs, fewer repetitions).")
     if found.decoy_failed:
-        raise AssertionError(f"{e.name}: your test fails on your own implementation defined again unchanged "
-                             f"({found.decoy_failed}), so it judges something other than what the function "
-                             "computes. Test the outputs.")
-    if found.mutants < MIN_MUTANTS:
-        raise AssertionError(f"{e.name}: your implementation has too little code of its own to make mutants of "
-                             f"({found.mutants}), so your test cannot be judged: write the equation's computation "
-                             "in the function itself, not in another function it calls.")
+        raise AssertionError(f"{e.name}: your test fails on a copy of your implementation that computes exactly the "
+                             f"same thing, written differently ({found.decoy_failed}), so it judges how the function "
+                             "is written (its source, its bytecode, its identity), not what it computes: it earns no "
+                             "strength points. Test the outputs.")
+    if found.counted < MIN_JUDGED:
+        raise AssertionError(f"{e.name}: too little to mutate: write the computation out. Only {found.counted} of "
+                             f"the {found.mutants} mutants of your implementation compute something different, so "
+                             "your test cannot be judged; write the equation's computation in the function itself, "
+                             "not in another function it calls, and without code that does nothing.")
     if found.share >= threshold:
         return
     steps = ", ".join(f"{t:.0%}" for t in THRESHOLDS[:-1]) + f" and {THRESHOLDS[-1]:.0%}"
@@ -202,7 +210,8 @@ def strong(e: _Entry, threshold: float, seed: int) -> None:
     if found.survivors:
         lines.append("Changes it missed: " + "; ".join(found.survivors[:4]) + ".")
     if found.not_tried:
-        lines.append(f"{found.not_tried} mutants were not tried: your test is too slow to try them all.")
+        lines.append(f"{found.not_tried} mutants were not tried: the trials of one entry may take {BUDGET:g} s in "
+                     "all, and your test is too slow to try them all.")
     lines.append(ADVICE)
     raise AssertionError(" ".join(lines))
 

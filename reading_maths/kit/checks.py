@@ -20,11 +20,40 @@ Only the standard library is used: each notebook carries this module, verbatim, 
 import contextlib
 import io
 import os
+import sys
+import types
 import warnings
 from collections.abc import Callable
 
 CHECKS: dict[str, Callable[[], object]] = {}
 """Every check function run so far in this kernel, by question."""
+
+GRADING_MODULES = ("numpy", "matplotlib", "sympy", "IPython")
+"""What the grading environment has besides Python's standard library (the notebook's opening cell says so)."""
+
+
+def foreign_modules(namespace: dict | None = None) -> list[str]:
+    """The packages the notebook's names come from that the grading environment does not have."""
+    namespace = vars(sys.modules["__main__"]) if namespace is None else namespace
+    found = set()
+    for name, value in list(namespace.items()):
+        try:
+            module = value.__name__ if isinstance(value, types.ModuleType) else type(value).__module__ \
+                if not isinstance(value, type | types.FunctionType | types.BuiltinFunctionType) else value.__module__
+        except Exception:  # noqa: BLE001 - an object that will not say
+            continue
+        top = module.partition(".")[0] if isinstance(module, str) and not name.startswith("_") else ""
+        if top and top not in sys.stdlib_module_names and top not in GRADING_MODULES + ("__main__", "builtins"):
+            found.add(top)
+    return sorted(found)
+
+
+def foreign_note() -> str:
+    """A warning line when the notebook uses a package grading lacks, else ``""``."""
+    foreign = ", ".join(foreign_modules())
+    return (f"\nnote: your notebook uses {foreign}, which the grading environment does not have (it has "
+            f"{', '.join(GRADING_MODULES)} and Python's standard library): what needs it fails when graded."
+            if foreign else "")
 
 
 def autograding() -> bool:
@@ -69,6 +98,7 @@ def public_checks(question: str) -> Callable[[Callable[[], object]], Callable[[]
         if autograding():
             return checks
         passed, line = verdict(question, checks)
+        line += foreign_note()
         if not passed:
             raise CheckFailed(line) from None
         print(line)
@@ -89,4 +119,4 @@ def public_check_summary(questions: list[str]) -> None:
             ok, line = False, f"{question}: not checked yet: run its check cell."
         passed += ok
         print(("✓ " if ok else "✗ ") + line)
-    print(f"{passed} of {len(questions)} questions pass their public checks.")
+    print(f"{passed} of {len(questions)} questions pass their public checks.{foreign_note()}")

@@ -29,7 +29,10 @@ import numpy as np
 KEYS = ("paper", "equation", "symbols", "example")
 RETURN = "return"
 TOLERANCE = 5e-3
-"""Two outputs are the same when |a - b| <= TOLERANCE * (1 + |b|): hand-worked numbers are rounded."""
+SMALL = 0.2
+FLOOR = 1e-6
+"""A hand-worked number b is met by a when |a - b| is at most one unit of b's last written digit, at most
+TOLERANCE * (1 + |b|) and at most SMALL * |b| (relative where b is small: 0.01 is not 0.005), or at most FLOOR."""
 MAX_PER_INPUT = 12
 MAX_ELEMENTS = 30
 MAX_DIGITS = 3
@@ -119,8 +122,16 @@ def _numbers(value, where):
     return arr
 
 
+def _unit(x):
+    """The place of the last digit written in x: 0.005 -> 0.001, 1.41 -> 0.01, 2.0 -> 1."""
+    if not math.isfinite(x):
+        return 0.0
+    text = np.format_float_positional(x, trim="-")
+    return 10.0 ** -len(text.split(".")[1]) if "." in text else 1.0
+
+
 def same_output(actual, expected):
-    """Two outputs agree: the same shape, and within the hand-worked tolerance everywhere."""
+    """The output meets the hand-worked one: the same shape, and each number at the precision it was written."""
     try:
         a = np.asarray(actual, dtype=np.float64)
         b = np.asarray(expected, dtype=np.float64)
@@ -128,8 +139,10 @@ def same_output(actual, expected):
         return False
     if a.shape != b.shape:
         return False
+    units = np.vectorize(_unit, otypes=[float])(b) if b.size else b
     with np.errstate(invalid="ignore", over="ignore"):
-        close = (np.abs(a - b) <= TOLERANCE * (1 + np.abs(b))) & np.isfinite(b)
+        tolerance = np.maximum(np.minimum(np.minimum(units, TOLERANCE * (1 + np.abs(b))), SMALL * np.abs(b)), FLOOR)
+        close = (np.abs(a - b) <= tolerance) & np.isfinite(b)
     return bool(np.all(close | (np.isnan(a) & np.isnan(b)) | (np.isinf(b) & (a == b))))
 
 

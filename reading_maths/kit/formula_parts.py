@@ -14,7 +14,8 @@ import random
 
 import sympy
 
-from reading_maths.kit.symbolic import TIMEOUT, _both, _evaluate, run_limited
+from reading_maths.kit.symbolic import TIMEOUT, _both, _evaluate
+from reading_maths.sandbox.limited_eval import run_limited
 
 BETA = "β₁"
 

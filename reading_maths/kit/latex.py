@@ -188,33 +188,81 @@ def _label(script: list[Token]) -> str | None:
     return None
 
 
+MARKS = {"T", "top", "intercal", "prime", "ast", "star", "dagger", "'", "*", "-", "+", "(", ")"}
+"""What a superscript of marks and digits only is (a transpose, a prime, an inverse): no symbols in it."""
+BINDERS = {"=", "in", "sim"}
+"""What separates the bound letters of an operator's subscript from the rest (``i=1``, ``x \\in X``, ``x \\sim D``)."""
+
+
 def symbols(latex: str) -> list[str]:
-    """The symbols of an equation, in order of appearance, each once: ``["y", "\\gamma", "x", "\\mu", ...]``."""
-    toks = tokens(latex)
+    """The symbols of an equation, in order of appearance, each once: ``["y", "\\gamma", "x", "\\mu", ...]``.
+
+    Every place is read: sub- and superscripts, exponents, arguments and the limits of sums.  What is
+    left out: indices (the letters of a label such as the ``i`` of ``x_i``, the bare letters of a
+    subscript such as the ``i`` of ``x_{i+1}``, an index in a superscript such as the ``(i)`` of ``x^{(i)}``),
+    bound letters (the ``i`` of ``\\sum_{i=1}^{n}``, the ``x`` of ``\\mathbb{E}_{x \\sim D}``), marks (a
+    transpose ``^T``, a prime), and the constants ``\\pi`` and ``e``.
+    """
     found: dict[str, None] = {}
+    exempt: set[str] = set()
+    _read(tokens(latex), found, exempt)
+    exempt |= {t.text for s in found if "_{" in s for t in _walk_label(s)}
+    return [s for s in found if s not in exempt]
+
+
+def _marks(script: list[Token]) -> bool:
+    """A superscript that holds no symbol: a transpose, a prime, digits, or an index in brackets ``(i)``."""
+    parts = [t for t in script if t.kind not in ("open", "close")]
+    if len(parts) == 3 and parts[0].text == "(" and parts[1].kind == "letter" and parts[2].text == ")":
+        return True
+    return all(t.kind == "digit" or t.text.lstrip("\\") in MARKS for t in parts)
+
+
+def _limits(script: list[Token], found: dict[str, None], exempt: set[str]) -> None:
+    """An operator's subscript: the letters before a binder are bound; what follows it is read."""
+    split = next((i for i, t in enumerate(script) if t.text.lstrip("\\") in BINDERS and t.kind != "letter"), None)
+    before, after = (script, []) if split is None else (script[:split], script[split + 1:])
+    exempt |= {t.text for t in before if t.kind == "letter"}
+    _read(after, found, exempt)
+
+
+def _read(toks: list[Token], found: dict[str, None], exempt: set[str], bare_index: bool = False) -> None:
+    """Add the symbols of ``toks`` to ``found`` and their indices and bound letters to ``exempt``; with
+    ``bare_index`` (inside a subscript that is not a label) a letter without scripts is an index."""
     i = 0
     while i < len(toks):
         tok = toks[i]
-        if tok.kind == "punct" and tok.text in ("_", "^"):
-            _, i = _group(toks, i + 1)  # a script of an operator (limits) or a loose one: no symbols in it
+        if tok.kind == "punct" and tok.text in ("_", "^"):  # the script of an operator or of a bracket
+            before = toks[i - 1] if i else None
+            script, i = _group(toks, i + 1)
+            if tok.text == "_" and before is not None and before.kind == "op":
+                _limits(script, found, exempt)
+            elif not (tok.text == "^" and _marks(script)):
+                _read(script, found, exempt, bare_index)
             continue
         i += 1
         if tok.kind != "letter":
             continue
-        name, label = tok.text, None
-        if i < len(toks) and toks[i] == Token("punct", "_"):
+        name, label, scripts = tok.text, None, []
+        while i < len(toks) and toks[i].kind == "punct" and toks[i].text in ("_", "^"):
+            kind = toks[i].text
             script, i = _group(toks, i + 1)
-            label = _label(script)
+            if kind == "_" and label is None and _label(script) is not None:
+                label = _label(script)
+            elif kind == "_" or not _marks(script):
+                scripts.append((kind, script))
         following = toks[i].text if i < len(toks) else ""
-        if label is None and ((name == "\\pi" and following != "(") or (name == "e" and following == "^")):
-            continue  # the constants 3.14159... and 2.71828..., not a policy or a variable
-        found[f"{name}_{{{label}}}" if label else name] = None
-    indices = {t.text for s in found if "_{" in s for t in _walk_label(s)}
-    return [s for s in found if s not in indices]  # the i and j of M_{ij} are indices, wherever they appear
+        if bare_index and label is None and not scripts:
+            exempt.add(name)  # the i of x_{i+1}
+        elif not ((name == "\\pi" and label is None and following != "(") or (name == "e" and label is None
+                                                                               and scripts)):
+            found.setdefault(f"{name}_{{{label}}}" if label else name, None)  # not the constants pi and e
+        for kind, script in scripts:
+            _read(script, found, exempt, bare_index=kind == "_")
 
 
 def _walk_label(symbol: str) -> list[Token]:
-    """The letters of a symbol's subscript label: ``"M_{ij}"`` → i, j."""
+    """The letters of a symbol's subscript label: ``"M_{ij}"`` -> i, j."""
     label = symbol.split("_{", 1)[1][:-1]
     return [t for t in tokens(label) if t.kind == "letter"]
 

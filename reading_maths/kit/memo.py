@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from reading_maths.sandbox.portable import Portable
+from reading_maths.sandbox.inside.functions_as_data import Portable
 
 MAX_ENTRIES = 4096
 """Per memo; beyond it new inputs are computed but not kept (a class is graded on a few dozen)."""
@@ -40,8 +40,8 @@ def fingerprint(value: Any) -> Hashable | None:
         items = tuple(fingerprint(v) for v in value)
         return None if any(i is None for i in items) else (type(value).__name__, items)
     if isinstance(value, dict):
-        items = tuple((fingerprint(k), fingerprint(v)) for k, v in value.items())
-        return None if any(k is None or v is None for k, v in items) else ("dict", items)
+        pairs = tuple((fingerprint(k), fingerprint(v)) for k, v in value.items())
+        return None if any(k is None or v is None for k, v in pairs) else ("dict", pairs)
     if isinstance(value, Portable):
         inner = fingerprint(value.parameters())
         return None if inner is None else (type(value).__name__, inner)

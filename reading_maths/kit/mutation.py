@@ -3,8 +3,8 @@
 A mutant is the student's own ``def`` with one small, realistic change: an operator swapped, a
 term or a factor dropped, a constant changed, an axis or a transpose changed, ``sum`` for ``mean``,
 ``exp`` for ``log``, a comparison turned round.  A test that notices the change *kills* the mutant;
-a strong test kills most of them.  Decoys are the same function written again unchanged: a test
-must pass on them, which tells a test that judges the function's identity rather than its outputs.
+a strong test kills most of them (decoys, the same computation written differently, are in
+:mod:`reading_maths.kit.decoys`).
 
 Only source text is produced here; mutants run where all student code runs (the sandbox).
 """
@@ -158,12 +158,3 @@ def mutants(source: str, limit: int = MAX_MUTANTS) -> list[Mutant]:
             found[text] = Mutant(description, text)
     return list(found.values())
 
-
-def decoys(source: str) -> list[Mutant]:
-    """The function written again without a change: its source re-parsed, and once more with a ``pass``."""
-    fn = parse_function(source)
-    again = ast.unparse(fn) + "\n"
-    padded = copy.deepcopy(fn)
-    padded.body.insert(1 if ast.get_docstring(padded) is not None else 0, ast.Pass())
-    return [Mutant("the same function, defined again", again),
-            Mutant("the same function with a `pass` added", ast.unparse(ast.fix_missing_locations(padded)) + "\n")]

@@ -136,7 +136,8 @@ def longest_consistent_subsequence(order: Sequence[str], needs: Needs) -> list[s
             new = mask | bit
             if new not in best:
                 best[new] = (*kept, label)
-    return list(max(best.values(), key=len))
+    longest = max(best.values(), key=len)
+    return list(longest)
 
 
 def edit_distance(order: Sequence[str], needs: Needs) -> int:

@@ -21,7 +21,7 @@ from reading_maths.kit.diagnosis import best_mistake
 from reading_maths.kit.memo import Memo, fingerprint
 from reading_maths.kit.properties import Property, first_broken
 from reading_maths.sandbox.errors import CallTimeout, ProcessDied, StudentError
-from reading_maths.sandbox.wire import COMPLEX, Unencodable
+from reading_maths.sandbox.inside.wire import COMPLEX, Unencodable
 
 RTOL = 1e-6
 ATOL = 1e-9

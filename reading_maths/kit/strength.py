@@ -1,17 +1,20 @@
 """How strong a student's test is: the share of mutants of their own implementation it kills.
 
-Mutation testing, as Examplar and mutation-testing tools judge tests: each mutant (see
-:mod:`reading_maths.kit.mutation`) is run where the student's code runs, first on the example's inputs
-and on variations of them, then under the student's test.  A mutant whose outputs are the same as
-the implementation's everywhere (to the hand-worked tolerance) is *equivalent*: no test could tell
-it apart, so it does not count.  Every other mutant is *killed* when the test fails (raises
-anything, or runs too long) with the mutant in place of the implementation.  Before any mutant,
-the test must pass on decoys, the implementation defined again unchanged; a test that fails there
-judges the function's identity, not what it computes.
+Mutation testing, as Examplar and mutation-testing tools judge tests.  Each *trial* runs the student's
+whole program again from source, with one altered ``def`` in place of the implementation, in a fresh
+child (:mod:`reading_maths.sandbox.rerun`): first the implementation on :func:`probes` (the example, its
+variations and random inputs of the declared shapes), then the test.  The trials run in a random
+order, and nothing of one reaches the next, so a test that counts its calls, keeps state or holds a
+copy of the implementation gains nothing.  Decoys (:mod:`reading_maths.kit.decoys`: the same
+computation written differently) must pass the test: one that fails there judges how the function
+is written, not what it computes.  A mutant whose outcomes agree with the implementation's on every
+probe (:func:`agree`) is *equivalent*: no test could tell it apart, so it does not count.  Every other
+mutant is *killed* when the test fails on it (raises anything, or runs past its limit).
 """
 
 from __future__ import annotations
 
+import random
 import time
 import weakref
 from collections.abc import Callable
@@ -20,26 +23,35 @@ from typing import Any
 
 import numpy as np
 
-from reading_maths.kit.entries import same_output
-from reading_maths.kit.mutation import Mutant, decoys, mutants, parse_function
+from reading_maths.kit.decoys import decoys
+from reading_maths.kit.mutation import Mutant, mutants, parse_function
+from reading_maths.kit.probes import probes
 from reading_maths.sandbox.errors import CallTimeout, ProcessDied
-from reading_maths.sandbox.trials import definition, run_patched
+from reading_maths.sandbox.mutant_calls import definition
+from reading_maths.sandbox.rerun import run_fresh
 
 BUDGET = 90.0
-"""Seconds for all the mutants of one entry; a test slower than that is judged on the ones tried."""
-VARIATIONS = 3
-MIN_MUTANTS = 3
-"""Fewer mutants than this cannot judge a test: the implementation hands its work to other code."""
+"""Seconds for all the trials of one entry; a test slower than that is judged on the mutants tried."""
+MUTANT_LIMIT = 2.0
+SLOWDOWN = 5.0
+"""A run on a mutant may take ``SLOWDOWN`` times as long as the test on the implementation, at least
+``MUTANT_LIMIT`` seconds (an altered loop may never end: being stopped there catches it)."""
+DECOY_LIMIT = 10.0
+"""Seconds a run on a decoy may take (at most the grader's limit of one call)."""
+MIN_JUDGED = 3
+"""Fewer judged (not equivalent) mutants than this cannot judge a test: there is too little computation."""
+AGREE = 5e-3
+"""Two outcomes agree when ``|a - b| <= AGREE * (1 + |b|)`` everywhere: the hand-worked tolerance."""
 
 
 @dataclass
 class Strength:
-    """What the mutants said about a test."""
+    """What the trials said about a test."""
 
     mutants: int = 0
     """mutants generated"""
     equivalent: int = 0
-    """mutants with the implementation's outputs on every input tried: they do not count"""
+    """mutants with the implementation's outcomes on every probe: they do not count"""
     killed: int = 0
     survivors: list[str] = field(default_factory=list)
     """what the surviving mutants changed, in the order of the implementation's lines"""
@@ -48,6 +60,11 @@ class Strength:
     test_failed: bool = False
     """the test fails on the implementation itself: no mutant can be judged"""
     decoy_failed: str | None = None
+    """the decoy the test failed on: it judges how the function is written"""
+    decoy_timed_out: float | None = None
+    """the limit a run on a decoy was stopped at: the test is too slow to be judged"""
+    limit: float = MUTANT_LIMIT
+    """seconds each run on a mutant was given"""
 
     @property
     def counted(self) -> int:
@@ -55,34 +72,27 @@ class Strength:
 
     @property
     def share(self) -> float:
-        """The share of the counted mutants the test killed (1 when every mutant is equivalent)."""
-        if self.decoy_failed or self.test_failed:
+        """The share of the counted mutants the test killed (0 when too few count to judge the test)."""
+        if self.decoy_failed or self.decoy_timed_out or self.test_failed or self.counted < MIN_JUDGED:
             return 0.0
-        return self.killed / self.counted if self.counted else 1.0
+        return self.killed / self.counted
 
 
-def variations(inputs: dict[str, Any], rng: np.random.Generator, count: int = VARIATIONS) -> list[dict[str, Any]]:
-    """The example's inputs, then ``count`` variations: floats scaled (signs, zeros and infinities kept) or shifted.
-
-    Integers and booleans (labels, masks, sizes) stay as they are, so the variations keep the
-    example's shapes and kinds.
-    """
-    found = [inputs]
-    for number in range(count):
-        varied = {}
-        for name, value in inputs.items():
-            arr = np.asarray(value)
-            if arr.dtype.kind != "f":
-                varied[name] = value
-                continue
-            if number % 2 == 0:
-                new = arr * rng.uniform(0.3, 2.0, size=arr.shape)
-            else:
-                with np.errstate(invalid="ignore"):
-                    new = np.where(np.isfinite(arr), arr + rng.normal(0.0, 0.5, size=arr.shape), arr)
-            varied[name] = float(new) if arr.ndim == 0 else new
-        found.append(varied)
-    return found
+def agree(a: tuple[str, Any], b: tuple[str, Any]) -> bool:
+    """Two outcomes of a call are the same to the hand-worked tolerance (errors by their type)."""
+    if a[0] != b[0]:
+        return False
+    if a[0] != "value":
+        return a[1] == b[1]
+    try:
+        x, y = np.asarray(a[1], dtype=np.float64), np.asarray(b[1], dtype=np.float64)
+    except Exception:  # noqa: BLE001 - not numbers: the same when they print the same
+        return repr(a[1]) == repr(b[1])
+    if x.shape != y.shape:
+        return False
+    with np.errstate(invalid="ignore", over="ignore"):
+        close = np.abs(x - y) <= AGREE * (1 + np.abs(y))
+    return bool(np.all(close | (np.isnan(x) & np.isnan(y)) | (x == y)))
 
 
 def _outcome(call: Callable[[], Any]) -> tuple[str, Any]:
@@ -91,60 +101,56 @@ def _outcome(call: Callable[[], Any]) -> tuple[str, Any]:
     except (CallTimeout, ProcessDied):
         raise
     except Exception as exc:  # noqa: BLE001 - the student's code raised: an outcome like any other
-        return "error", type(exc).__name__
+        return "error", getattr(exc, "type_name", type(exc).__name__)
 
 
-def _same(a: tuple[str, Any], b: tuple[str, Any]) -> bool:
-    if a[0] != b[0]:
-        return False
-    return a[0] == "error" or same_output(a[1], b[1]) or repr(a[1]) == repr(b[1])
+def judge(implementation: Any, test: Any, entry: dict[str, Any], rng: np.random.Generator,
+          budget: float = BUDGET) -> Strength:
+    """Run ``test`` against the decoys and the mutants of ``implementation``, each in a fresh trial.
 
-
-def _fails(call: Callable[[], Any]) -> bool:
-    return _outcome(call)[0] == "error"
-
-
-def _equivalent(implementation: Any, source: str, name: str, inputs: list[dict], originals: list[tuple]) -> bool:
-    """The mutant in ``source`` gives the implementation's outcome on every input (stops at the first that differs)."""
-    for kw, original in zip(inputs, originals, strict=True):
-        if not _same(_outcome(lambda kw=kw: run_patched(implementation, implementation, source, name, **kw)), original):
-            return False
-    return True
-
-
-def judge(implementation: Any, test: Any, inputs: list[dict[str, Any]], budget: float = BUDGET) -> Strength:
-    """Run ``test`` against the decoys and the mutants of ``implementation``.
-
-    ``implementation`` and ``test`` are the student's functions (sandbox proxies or real ones);
-    ``inputs`` the keyword arguments to compare the mutants' outputs on (see :func:`variations`).
-    Raises ``LookupError`` or ``ValueError`` when the implementation's source cannot be read.
+    ``implementation`` and ``test`` are the student's functions (sandbox proxies or real ones),
+    ``entry`` the entry as :func:`~reading_maths.kit.entries.read_entry` gives it.  Raises
+    ``LookupError`` or ``ValueError`` when the implementation's source cannot be read.
     """
     source = definition(implementation)
-    name = parse_function(source).name
+    parse_function(source)
     result = Strength()
-    if _fails(test):
+    started = time.monotonic()
+    if _outcome(test)[0] != "value":
         result.test_failed = True
         return result
-    for decoy in decoys(source):
-        if _fails(lambda d=decoy: run_patched(test, implementation, d.source, name)):
-            result.decoy_failed = decoy.description
-            return result
+    result.limit = max(MUTANT_LIMIT, SLOWDOWN * (time.monotonic() - started))
+    inputs = probes(entry, rng)
     originals = [_outcome(lambda kw=kw: implementation(**kw)) for kw in inputs]
     found = mutants(source)
     result.mutants = len(found)
+    trials = [(True, d) for d in decoys(source)] + [(False, m) for m in found]
+    random.Random(int(rng.integers(2**32))).shuffle(trials)
+    calls = [(implementation, kw) for kw in inputs] + [(test, {})]
+    runs = [(t.source, DECOY_LIMIT if decoy else result.limit) for decoy, t in trials]
     deadline = time.monotonic() + budget
     survivors: list[Mutant] = []
-    for number, mutant in enumerate(found):
-        if time.monotonic() > deadline:
-            result.not_tried = len(found) - number
-            survivors += found[number:]
-            break
-        if _equivalent(implementation, mutant.source, name, inputs, originals):
-            result.equivalent += 1
-        elif _fails(lambda s=mutant.source: run_patched(test, implementation, s, name)):
-            result.killed += 1
-        else:
-            survivors.append(mutant)
+    outcomes = run_fresh(implementation, calls, runs)
+    try:
+        for number, ((decoy, trial), (*outputs, tested)) in enumerate(zip(trials, outcomes, strict=False)):
+            if decoy and tested[0] == "timeout":
+                result.decoy_timed_out = DECOY_LIMIT
+                return result
+            if decoy and tested[0] != "value":
+                result.decoy_failed = trial.description
+                return result
+            if not decoy and all(agree(o, r) for o, r in zip(outputs, originals, strict=True)):
+                result.equivalent += 1
+            elif not decoy and tested[0] != "value":
+                result.killed += 1
+            elif not decoy:
+                survivors.append(trial)
+            if time.monotonic() > deadline:
+                left = [m for d, m in trials[number + 1:] if not d]
+                result.not_tried, survivors = len(left), survivors + left
+                break
+    finally:
+        outcomes.close()
     result.survivors = sorted((m.description for m in survivors), key=lambda d: int(d.split(":")[0][5:]))
     return result
 
@@ -152,13 +158,13 @@ def judge(implementation: Any, test: Any, inputs: list[dict[str, Any]], budget: 
 _CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def judged(implementation: Any, test: Any, inputs: list[dict[str, Any]]) -> Strength:
-    """:func:`judge`, once per implementation, test and inputs (the threshold cases share one run)."""
-    key = (id(test), repr(inputs))
+def judged(implementation: Any, test: Any, entry: dict[str, Any], seed: int) -> Strength:
+    """:func:`judge`, once per implementation, test, entry and seed (the threshold cases share one run)."""
+    key = (id(test), repr(entry), seed)
     try:
         runs = _CACHE.setdefault(implementation, {})
     except TypeError:  # an object that cannot be weakly referenced: judge it every time
-        return judge(implementation, test, inputs)
+        return judge(implementation, test, entry, np.random.default_rng(seed))
     if key not in runs or runs[key][0]() is not test:
-        runs[key] = (weakref.ref(test), judge(implementation, test, inputs))
+        runs[key] = (weakref.ref(test), judge(implementation, test, entry, np.random.default_rng(seed)))
     return runs[key][1]

@@ -16,7 +16,8 @@ plus numbers, ``+ - * / **`` (``^`` also means a power), parentheses and commas.
 Safety: the text is tokenized first and rejected unless every token is a whitelisted name, a plain
 number or one of those operators, so attribute access, dunders, strings, brackets, lambdas and
 keywords never reach SymPy's parser.  Parsing, simplifying and evaluating then run in a forked child
-process with a CPU and memory limit and a wall-clock timeout, so a hostile string such as
+process with a CPU and memory limit and a wall-clock timeout (:mod:`reading_maths.sandbox.limited_eval`),
+so a hostile string such as
 ``9**9**9**9`` costs a few seconds and a clear message, never a hung or crashed grader.
 
 Equivalence: first numeric, both sides evaluated at six random points of the domain (small concrete
@@ -30,21 +31,18 @@ cannot settle it (an expression that cannot be evaluated at concrete values, or 
 from __future__ import annotations
 
 import io
-import json
 import math
-import os
 import random
-import select
-import signal
-import time
 import tokenize
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
 
 import sympy
 from sympy.core.function import AppliedUndef
 from sympy.parsing.sympy_parser import auto_number, convert_xor, parse_expr
+
+from reading_maths.sandbox.limited_eval import run_limited
 
 MAX_LENGTH = 400
 MAX_DIGITS = 12
@@ -224,76 +222,6 @@ def _numeric(student: str, reference: str, variables: tuple[str, ...], seed: int
         if not math.isfinite(actual) or abs(actual - expected) > 1e-9 * max(1.0, abs(expected)):
             return "different", ""
     return "equal", ""
-
-
-def _limits(seconds: float) -> None:
-    import resource
-
-    cpu = math.ceil(seconds) + 1
-    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu))
-    try:
-        with open("/proc/self/statm") as f:
-            pages = int(f.read().split()[0])
-        limit = pages * os.sysconf("SC_PAGE_SIZE") + (1 << 30)
-        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-    except (OSError, ValueError):
-        pass
-
-
-def run_limited(func: Callable[..., tuple[str, str]], args: tuple, seconds: float) -> tuple[str, str] | None:
-    """Run ``func(*args)`` in a forked child under CPU, memory and wall-clock limits.
-
-    Returns its ``(status, message)``, ``("error", type name)`` if it raised, or None on timeout.
-    Where ``fork`` is not available it runs in this process, without the limits.
-    """
-    if not hasattr(os, "fork"):
-        try:
-            return func(*args)
-        except Exception as exc:  # noqa: BLE001
-            return "error", type(exc).__name__
-    read_end, write_end = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the child: compute, write one JSON line, leave without cleanup
-        status = 1
-        try:
-            os.close(read_end)
-            signal.signal(signal.SIGINT, signal.SIG_DFL)
-            _limits(seconds)
-            try:
-                result = list(func(*args))
-            except BaseException as exc:  # noqa: BLE001 - MemoryError, RecursionError, ...
-                result = ["error", type(exc).__name__]
-            os.write(write_end, json.dumps(result).encode())
-            status = 0
-        finally:
-            os._exit(status)
-    os.close(write_end)
-    chunks: list[bytes] = []
-    deadline = time.monotonic() + seconds
-    try:
-        while True:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                break
-            ready, _, _ = select.select([read_end], [], [], left)
-            if not ready:
-                break
-            chunk = os.read(read_end, 65536)
-            if not chunk:
-                break
-            chunks.append(chunk)
-    finally:
-        os.close(read_end)
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        os.waitpid(pid, 0)
-    try:
-        status, message = json.loads(b"".join(chunks).decode())
-        return str(status), str(message)
-    except (ValueError, TypeError):
-        return None
 
 
 _VERDICTS: dict[tuple, Verdict] = {}

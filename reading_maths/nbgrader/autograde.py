@@ -3,7 +3,8 @@
 A reader follows one assignment through named steps:
 
 1. :func:`find_submissions` — ``submitted/<student>/<assignment>/<notebook>.ipynb``, found with nbgrader's
-   own course-directory layout, for the notebooks the gradebook knows;
+   own course-directory layout, for the notebooks the gradebook knows; a folder holding a link, a hard link,
+   a FIFO or a device is refused unread (0, and the reason as the comment);
 2. :func:`grade_and_record` — every notebook graded by the sandboxed engine in ``jobs`` local processes
    (:func:`reading_maths.grading.batch.grade_many`) or on a Dask cluster, and each student recorded here
    as soon as their notebooks are back, with nbgrader's converter (:class:`~reading_maths.nbgrader.recording.Recorder`:
@@ -32,6 +33,7 @@ from nbgrader.coursedir import CourseDirectory
 from reading_maths.course import assignments as course_assignments
 from reading_maths.grading.batch import grade_many
 from reading_maths.grading.engine import Settings
+from reading_maths.inputs import unsafe_entries
 from reading_maths.nbgrader.environment import use_nbgrader_env
 from reading_maths.nbgrader.recording import Outcome, Recorder, notebook_ids
 from reading_maths.results import GradeResult
@@ -45,6 +47,8 @@ class Submission:
     folder: Path
     notebooks: dict[str, Path]
     """notebook id -> submitted file, for the files that exist"""
+    refused: str | None = None
+    """why nothing in the folder is read (a link, a hard link, a FIFO or a device in it), if so"""
 
 
 def open_course(root: Path, assignment: str) -> tuple[AutogradeApp, CourseDirectory]:
@@ -74,7 +78,11 @@ def find_submissions(coursedir: CourseDirectory, assignment: str, student: str |
     found = []
     for folder in sorted(glob.glob(coursedir.format_path(coursedir.submitted_directory, student or "*", assignment))):
         match = re.fullmatch(pattern, folder)
-        if match is None or not os.path.isdir(folder):
+        if match is None or not (os.path.isdir(folder) or os.path.islink(folder)):
+            continue
+        unsafe = unsafe_entries(Path(folder))  # nbgrader copies the whole folder: every entry must be plain
+        if unsafe:
+            found.append(Submission(match["student"], Path(folder), {}, refused="; ".join(unsafe[:3])))
             continue
         files = {nb: Path(folder, f"{nb}.ipynb") for nb in notebooks if Path(folder, f"{nb}.ipynb").is_file()}
         found.append(Submission(match["student"], Path(folder), files))

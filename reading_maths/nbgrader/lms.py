@@ -11,14 +11,15 @@ from __future__ import annotations
 
 import datetime as dt
 
-from nbgrader.plugins import FileNameCollectorPlugin
 from traitlets import Unicode
 
+from reading_maths.nbgrader.exchange import SafeFileNameCollector
 from reading_maths.nbgrader.term import due_date
 
 
-class LmsFileNames(FileNameCollectorPlugin):
-    """nbgrader's file-name collector, plus a timestamp from the ``late`` group of ``named_regexp``."""
+class LmsFileNames(SafeFileNameCollector):
+    """nbgrader's file-name collector refusing links (:class:`SafeFileNameCollector`), plus a timestamp from the
+    ``late`` group of ``named_regexp``."""
 
     named_regexp = Unicode(
         # nbgrader matches the whole path of each extracted file, hence the leading "(?:.*/)?"

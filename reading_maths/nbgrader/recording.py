@@ -17,7 +17,6 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
-import os
 import re
 import traceback
 import warnings
@@ -30,6 +29,7 @@ from nbgrader.apps import AutogradeApp
 from nbgrader.coursedir import CourseDirectory
 from traitlets.config import Config
 
+from reading_maths.course import shown_path
 from reading_maths.nbgrader.session import batch_gradebook
 from reading_maths.nbgrader.steps import SandboxedAutograde
 from reading_maths.reports.escape import markdown_text
@@ -120,7 +120,8 @@ def record_refused(gb: Gradebook, coursedir: CourseDirectory, submission: Submis
     The grades are flagged as needing a manual look, so formgrader lists the submission for review;
     an instructor's manual score, if any, is kept.
     """
-    timestamp = coursedir.get_existing_timestamp(str(submission.folder))
+    # a refused folder is not read at all, its timestamp.txt included
+    timestamp = None if submission.refused else coursedir.get_existing_timestamp(str(submission.folder))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         gb.update_or_create_student(submission.student)
@@ -144,17 +145,16 @@ def save_results(coursedir: CourseDirectory, student: str, assignment: str, resu
                  *, merge: bool = False) -> None:
     """Keep each notebook's full result (the ``grade --json`` object) beside ``autograded/<student>/<a>/``.
 
-    Written as ``{notebook id: result}``, paths relative to the course (the same file wherever the course
-    is); reports read these, never the gradebook comments. ``merge`` keeps the other notebooks' entries
+    Written as ``{notebook id: result}``, each notebook named relative to the course (the same file wherever the
+    course is); reports read these, never the gradebook comments. ``merge`` keeps the other notebooks' entries
     already in the file (nbgrader's own autograde records one notebook at a time).
     """
     path = results_path(coursedir, student, assignment)
     mine = json.loads(path.read_text(encoding="utf-8")) if merge and path.is_file() else {}
-    mine |= {nb: result.to_json() for nb, result in results.items()}
-    text = json.dumps(mine, indent=1, ensure_ascii=False)
-    text = text.replace(json.dumps(str(Path(coursedir.root).resolve()) + os.sep)[1:-1], "")
+    mine |= {nb: result.to_json() | {"notebook": shown_path(result.notebook, Path(coursedir.root))}
+             for nb, result in results.items()}
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
+    path.write_text(json.dumps(mine, indent=1, ensure_ascii=False), encoding="utf-8")
 
 
 @dataclass
@@ -194,7 +194,9 @@ class Recorder:
         """Record one student (their notebooks' results keyed by ``(student, notebook id)``) and commit;
         returns what the gradebook then holds for them (and why nbgrader refused the submission, if it did)."""
         gradebook = self.batch.gradebook
-        if submission.notebooks:
+        if submission.refused:
+            reason = submission.refused
+        elif submission.notebooks:
             reason = record(self.app, self.coursedir, submission, self.assignment, results)
         else:
             found = sorted(p.name for p in submission.folder.iterdir()) if submission.folder.is_dir() else []
@@ -204,7 +206,6 @@ class Recorder:
             release_zero_point_tasks(gradebook, self.assignment, submission.student)
         else:
             self.batch.rollback()  # whatever nbgrader had written for this student before it refused
-            reason = reason.replace(f"{Path(self.coursedir.root).resolve()}{os.sep}", "")  # as the course sees it
             record_refused(gradebook, self.coursedir, submission, self.assignment, reason)
         outcome = read_back(gradebook, self.assignment, submission.student, reason)
         self.batch.commit()

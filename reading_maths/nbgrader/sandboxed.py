@@ -11,6 +11,7 @@ preprocessors back (the benchmark's baseline and the in-kernel driver's test use
 
 from __future__ import annotations
 
+import errno
 import functools
 import logging
 import warnings
@@ -24,6 +25,8 @@ from traitlets.config import Config
 
 from reading_maths.grading.batch import grade_one
 from reading_maths.grading.engine import Settings
+from reading_maths.inputs import UnsafeInput, unsafe_entries
+from reading_maths.nbgrader.patches import converter_of
 from reading_maths.nbgrader.recording import save_results
 from reading_maths.nbgrader.steps import RESOURCE_KEY, SandboxedAutograde
 from reading_maths.sandbox.process import Limits, Sandbox, choose
@@ -58,9 +61,11 @@ class GradeInSandbox(NbGraderPreprocessor):
         mine = resources.setdefault(RESOURCE_KEY, {})
         if "result" in mine:
             return nb, resources
-        coursedir = self.parent.parent.coursedir  # preprocessor -> exporter -> nbgrader's converter
+        coursedir = converter_of(self).coursedir
         info = resources["nbgrader"]
         folder = coursedir.format_path(coursedir.submitted_directory, info["student"], info["assignment"])
+        if unsafe := unsafe_entries(Path(folder)):  # nbgrader fails this submission and removes its autograded copy
+            raise UnsafeInput(errno.EPERM, f"{info['student']}'s submission is refused: {'; '.join(unsafe[:3])}")
         settings = Settings(_sandbox(self.unsafe_no_sandbox, self.log), cell_timeout=self.timeout,
                             call_timeout=self.timeout)
         result = grade_one(Path(folder, f"{info['notebook']}.ipynb"), settings, Path(coursedir.root).resolve(),

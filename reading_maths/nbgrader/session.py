@@ -4,7 +4,8 @@ Recording one student through nbgrader's ``Autograde`` converter opens ``Gradebo
 times (each open runs SQLAlchemy's ``create_all`` and nbgrader's ``check_course``) and commits about
 33 times, once per cell in ``SaveAutoGrades`` (each commit an ``fsync``). While :func:`batch_gradebook`
 is active, every ``Gradebook(...)`` that nbgrader's recording modules (and :mod:`.steps`) construct is
-instead a handle on one shared :class:`~nbgrader.api.Gradebook`:
+instead a handle on one shared :class:`~nbgrader.api.Gradebook`
+(:func:`~reading_maths.nbgrader.patches.gradebooks_opened_by`):
 
 - leaving its ``with`` block does not close it;
 - its ``gb.db.commit()`` sends the SQL (``flush``: the next query sees it) and expires the loaded
@@ -31,7 +32,6 @@ name ``Gradebook`` in its modules points here for the duration of the batch.
 from __future__ import annotations
 
 import contextlib
-import importlib
 from collections.abc import Iterator
 from types import SimpleNamespace
 from typing import Any
@@ -39,15 +39,7 @@ from typing import Any
 from nbgrader.api import Gradebook, MissingEntry
 from sqlalchemy import event
 
-PATCHED = (
-    "nbgrader.converters.autograde",          # init_assignment: student, submission, timestamp, missing notebooks
-    "nbgrader.preprocessors.overwritekernelspec",
-    "nbgrader.preprocessors.overwritecells",
-    "nbgrader.preprocessors.saveautogrades",  # one commit per cell
-    "nbgrader.preprocessors.latesubmissions",
-    "reading_maths.nbgrader.steps",           # SaveFeedbackComments
-)
-"""The modules whose ``Gradebook`` is the batch's session while :func:`batch_gradebook` is active."""
+from reading_maths.nbgrader.patches import gradebooks_opened_by
 
 LOCK_WAIT = 600
 """Seconds a recording waits for another program's write to the gradebook to commit before it gives up."""
@@ -210,13 +202,8 @@ def batch_gradebook(db_url: str, course_id: str) -> Iterator[BatchGradebook]:
     """One gradebook session that nbgrader's recording uses for the whole ``with`` block; uncommitted work
     is dropped when it ends. Not thread-safe: record from one thread (the batch's callbacks do)."""
     batch = BatchGradebook(db_url, course_id)
-    modules = [importlib.import_module(name) for name in PATCHED]
-    originals = [module.Gradebook for module in modules]
     try:
-        for module in modules:
-            module.Gradebook = batch.open
-        yield batch
+        with gradebooks_opened_by(batch.open):
+            yield batch
     finally:
-        for module, original in zip(modules, originals, strict=True):
-            module.Gradebook = original
         batch.close()

@@ -11,37 +11,23 @@ recording steps (``LimitOutput``, ``SaveAutoGrades``, ``AssignLatePenalties``) a
 
 from __future__ import annotations
 
-import contextlib
-import functools
-import json
-import os
-import re
-from collections.abc import Iterator
-from pathlib import Path
-
-import jsonschema
-import nbformat
 from nbconvert.preprocessors import ClearMetadataPreprocessor
 from nbformat import NotebookNode
 from nbformat.v4 import new_output
 from nbgrader import utils as nbutils
 from nbgrader.api import Gradebook
-from nbgrader.converters import Autograde
-from nbgrader.converters.base import BaseConverter
-from nbgrader.nbgraderformat import common as nbgrader_format
 from nbgrader.preprocessors import (
     AssignLatePenalties,
-    CheckCellMetadata,
     ClearOutput,
     DeduplicateIds,
     LimitOutput,
-    OverwriteCells,
     OverwriteKernelspec,
     SaveAutoGrades,
 )
 from nbgrader.preprocessors.base import NbGraderPreprocessor
 from traitlets import List
 
+from reading_maths.nbgrader.patches import CheckMetadata, OnePassAutograde, RestoreCells
 from reading_maths.notebook import is_test_cell
 from reading_maths.reports.escape import markdown_text
 from reading_maths.results import GradeResult, QuestionResult
@@ -67,10 +53,7 @@ def feedback_lines(question: QuestionResult | None, qid: str, points: float) -> 
 
 def notebook_notes(result: GradeResult | None) -> list[str]:
     """Notes about the whole notebook (restored cells, cells that raised), shown once."""
-    if not result:
-        return []
-    folder = str(Path(result.notebook).parent) + os.sep  # the student's folder: paths relative to it
-    return [f" - {e.replace(folder, '')}" for e in result.errors]
+    return [f" - {e}" for e in result.errors] if result else []
 
 
 class InjectResults(NbGraderPreprocessor):
@@ -149,110 +132,7 @@ class SaveFeedbackComments(NbGraderPreprocessor):
         return nb, resources
 
 
-class RestoreCells(OverwriteCells):
-    """nbgrader's ``OverwriteCells``, giving the grade cells it puts back a fixed cell id, and putting back
-    every deleted grade cell.
-
-    nbformat would draw a random id for them, and a submission with a deleted grade cell would get a
-    different autograded file on each run.  nbgrader puts a deleted grade cell back after the cell just
-    above it in the source, and raises ``KeyError`` (refusing the whole submission) when that one is not a
-    grade or answer cell of the submission, as every test cell of this course, below its public checks, is.
-    """
-
-    def preprocess(self, nb: NotebookNode, resources: dict) -> tuple[NotebookNode, dict]:
-        self._with_ids = (nb.get("nbformat"), nb.get("nbformat_minor", 0)) >= (4, 5)
-        self._taken = {c.get("id") for c in nb.cells}
-        return super().preprocess(nb, resources)
-
-    def add_missing_grade_cells(self, nb: NotebookNode, resources: dict) -> tuple[NotebookNode, dict]:
-        """nbgrader's where it can place them all; else each missing grade cell after the nearest cell above it
-        in the source that the submission still has (first when there is none)."""
-        source = self.gradebook.find_notebook(self.notebook_id, self.assignment_id)
-        order = [cell.name for cell in source.source_cells]
-        placed = {c.metadata.nbgrader["grade_id"] for c in nb.cells if nbutils.is_grade(c) or nbutils.is_solution(c)}
-        for cell in source.grade_cells:  # nbgrader's walk, to see whether it finds a place for each
-            if cell.name not in placed:
-                above = order.index(cell.name) - 1
-                if above >= 0 and order[above] not in placed:
-                    break
-                placed.add(cell.name)
-        else:
-            return super().add_missing_grade_cells(nb, resources)
-        solutions = {cell.name for cell in source.solution_cells}
-        for cell in source.grade_cells:
-            places = {c.metadata.nbgrader.get("grade_id"): i for i, c in enumerate(nb.cells)
-                      if "nbgrader" in c.metadata}
-            if cell.name in places:
-                continue
-            self.log.warning(f"Missing grade cell {cell.name} encountered, adding to notebook")
-            above = [places[name] for name in reversed(order[:order.index(cell.name)]) if name in places]
-            restored = self.missing_cell_transform(source.source_cells[order.index(cell.name)], cell.max_score,
-                                                   is_solution=cell.name in solutions)
-            nb.cells.insert(above[0] + 1 if above else 0, restored)
-        return nb, resources
-
-    def missing_cell_transform(self, source_cell, max_score, is_solution=False, is_task=False):
-        # nbgrader's cell has plain dicts inside, which its second pass reads back from the file as nodes
-        cell = nbformat.from_dict(super().missing_cell_transform(source_cell, max_score, is_solution=is_solution,
-                                                                 is_task=is_task))
-        if self._with_ids:
-            base = "restored-" + re.sub(r"[^A-Za-z0-9_-]", "-", source_cell.name)[:50]
-            candidate, n = base, 1
-            while candidate in self._taken:
-                n += 1
-                candidate = f"{base}-{n}"
-            cell["id"] = candidate
-            self._taken.add(candidate)
-        return cell
-
-
-@functools.cache
-def _validator(schema: str) -> jsonschema.protocols.Validator:
-    """A validator for a schema (as JSON text), the schema itself checked once per process."""
-    loaded = json.loads(schema)
-    cls = jsonschema.validators.validator_for(loaded)
-    cls.check_schema(loaded)
-    return cls(loaded)
-
-
-class _SchemaCheckedOnce:
-    """``jsonschema`` as nbgrader's metadata validator calls it, with ``validate`` checking each schema once.
-
-    ``jsonschema.validate(instance, schema)`` validates the schema against its meta-schema before every
-    instance: nbgrader calls it for every cell of every notebook, twice per student, and that schema
-    check was two thirds of recording a submission.  This ``validate`` does the rest of what
-    ``jsonschema.validate`` does (the best-matching error raised, or nothing).
-    """
-
-    def __getattr__(self, name: str):
-        return getattr(jsonschema, name)
-
-    @staticmethod
-    def validate(instance, schema) -> None:
-        error = jsonschema.exceptions.best_match(_validator(json.dumps(schema, sort_keys=True)).iter_errors(instance))
-        if error is not None:
-            raise error
-
-
-@contextlib.contextmanager
-def _schemas_checked_once() -> Iterator[None]:
-    original = nbgrader_format.jsonschema
-    nbgrader_format.jsonschema = _SchemaCheckedOnce()
-    try:
-        yield
-    finally:
-        nbgrader_format.jsonschema = original
-
-
-class CheckMetadata(CheckCellMetadata):
-    """nbgrader's ``CheckCellMetadata`` (the same checks, the same errors), nbgrader's schema checked once."""
-
-    def preprocess(self, nb: NotebookNode, resources: dict) -> tuple[NotebookNode, dict]:
-        with _schemas_checked_once():
-            return super().preprocess(nb, resources)
-
-
-class SandboxedAutograde(Autograde):
+class SandboxedAutograde(OnePassAutograde):
     """nbgrader's ``Autograde`` converter whose execute step injects precomputed, sandboxed results, in one pass."""
 
     sanitize_preprocessors = List([
@@ -276,17 +156,6 @@ class SandboxedAutograde(Autograde):
     def __init__(self, results: dict[tuple[str, str], GradeResult], **kwargs):
         super().__init__(**kwargs)
         self.results = results
-
-    def _init_preprocessors(self) -> None:
-        self.exporter._preprocessors = []
-        for preprocessor in [*self.sanitize_preprocessors, *self.autograde_preprocessors]:
-            self.exporter.register_preprocessor(preprocessor)
-
-    def convert_single_notebook(self, notebook_filename: str) -> None:
-        """nbgrader's two passes over a notebook (sanitize, write, read back, grade) as one: with nothing executed
-        between them, the sanitized notebook need not go through a file."""
-        self._init_preprocessors()
-        BaseConverter.convert_single_notebook(self, notebook_filename)
 
     def init_single_notebook_resources(self, notebook_filename: str) -> dict:
         resources = super().init_single_notebook_resources(notebook_filename)

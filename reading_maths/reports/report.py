@@ -6,8 +6,8 @@ where an instructor gave one, else the auto scores) minus its late penalty, neve
 
 The mistakes come from the structured results ``reading-maths autograde`` keeps beside each
 student's autograded folder (``autograded/<student>/<assignment>.json``, the ``grade --json`` object
-of each notebook): the mistakes its graders diagnosed, by id, with their messages from the
-catalogue in ``graders/<a>/<q>.py``.
+of each notebook): the mistakes its graders diagnosed, by id, with the catalogue's message for each
+(``mistake_messages``), as grading stored them: no grader runs here.
 
 Outputs, in ``reports/`` under the course root by default:
 
@@ -20,7 +20,6 @@ Outputs, in ``reports/`` under the course root by default:
 from __future__ import annotations
 
 import base64
-import csv
 import html
 import io
 import json
@@ -28,8 +27,8 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from reading_maths.course import Assignment
 from reading_maths.nbgrader.environment import course_directory, use_nbgrader_env
+from reading_maths.reports import spreadsheet
 
 
 @dataclass
@@ -90,24 +89,18 @@ class ReportData:
         }
 
 
-def _catalogue(root: Path, assignment: str, question: str) -> list:
-    try:
-        return list(Assignment(assignment, root).grader(question).mistakes)
-    except Exception:  # noqa: BLE001 - a question without a grader file (e.g. hand-marked) has no catalogue
-        return []
-
-
-def diagnosed(coursedir, assignment: str, student: str) -> set[tuple[str, str]]:
-    """(question, mistake id) pairs the graders diagnosed in a student's autograded notebooks."""
+def diagnosed(coursedir, assignment: str, student: str) -> dict[tuple[str, str], str]:
+    """(question, mistake id) -> the mistake's message, for the mistakes the graders diagnosed in a student's
+    autograded notebooks, as their results hold them."""
     from reading_maths.nbgrader.recording import results_path
 
     path = results_path(coursedir, student, assignment)
     try:
         notebooks = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return set()  # not autograded by reading-maths (yet)
-    return {(q["id"], m) for result in notebooks.values() for q in result.get("questions", [])
-            for m in q.get("mistakes", [])}
+        return {}  # not autograded by reading-maths (yet)
+    return {(q["id"], m): q.get("mistake_messages", {}).get(m, "") for result in notebooks.values()
+            for q in result.get("questions", []) for m in q.get("mistakes", [])}
 
 
 def gather(root: Path, only: str | None = None) -> ReportData:
@@ -132,6 +125,7 @@ def gather(root: Path, only: str | None = None) -> ReportData:
         fractions: dict[str, dict[str, list[float]]] = {a: {} for a in names}
         awaiting: dict[str, Counter[str]] = {a: Counter() for a in names}
         counts: Counter[tuple[str, str, str]] = Counter()
+        messages: dict[tuple[str, str, str], str] = {}
         rows: list[StudentRow] = []
         for student in sorted(gb.students, key=lambda s: s.id):
             row = StudentRow(student.id, student.last_name or "", student.first_name or "", student.email or "")
@@ -153,10 +147,10 @@ def gather(root: Path, only: str | None = None) -> ReportData:
                             awaiting[a][grade.name] += 1
                         elif grade.score is not None and points > 0:
                             fractions[a].setdefault(grade.name, []).append(float(grade.score) / points)
-                for q, m in diagnosed(coursedir, a, student.id):  # each student counts once per mistake
+                for (q, m), message in diagnosed(coursedir, a, student.id).items():  # once per student and mistake
                     counts[(a, q, m)] += 1
+                    messages[(a, q, m)] = messages.get((a, q, m)) or message
             rows.append(row)
-    messages = {(a, q, m.name): m.message for a, q, _ in counts for m in _catalogue(root, a, q)}
     mistakes = [MistakeCount(a, q, m, n, messages.get((a, q, m), ""))
                 for (a, q, m), n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))]
     return ReportData(names, max_scores, rows, question_max, fractions, mistakes,
@@ -168,11 +162,11 @@ def gather(root: Path, only: str | None = None) -> ReportData:
 def write_csv(data: ReportData, path: Path) -> None:
     """The LMS import: one row per student, score per assignment (late penalty applied), total."""
     with path.open("w", newline="", encoding="utf-8") as fh:
-        writer = csv.writer(fh)
-        writer.writerow(["student_id", "last_name", "first_name", "email", *data.assignments, "total"])
+        out = spreadsheet.writer(fh)  # every field quoted, no cell a spreadsheet would run as a formula
+        out.writerow(spreadsheet.row(["student_id", "last_name", "first_name", "email", *data.assignments, "total"]))
         for s in data.students:
-            writer.writerow([s.id, s.last_name, s.first_name, s.email,
-                             *(f"{s.scores[a]:g}" for a in data.assignments), f"{s.total:g}"])
+            out.writerow(spreadsheet.row([s.id, s.last_name, s.first_name, s.email,
+                                          *(float(s.scores[a]) for a in data.assignments), float(s.total)]))
 
 
 def _png(fig) -> str:
@@ -225,12 +219,12 @@ def plots(data: ReportData) -> dict[str, str]:
     ax.tick_params(axis="y", labelsize=8)
     images["difficulty"] = _png(fig)
 
-    top = data.mistakes[:15]
-    if not top:
+    common = data.mistakes[:15]
+    if not common:
         return images
-    fig, ax = plt.subplots(figsize=(WIDTH, 0.3 * len(top) + 0.8))
-    labels = [_short(f"{m.assignment}/{m.question}: {m.mistake}") for m in top][::-1]
-    ax.barh(labels, [m.count for m in top][::-1], color="#c00000")
+    fig, ax = plt.subplots(figsize=(WIDTH, 0.3 * len(common) + 0.8))
+    labels = [_short(f"{m.assignment}/{m.question}: {m.mistake}") for m in common][::-1]
+    ax.barh(labels, [m.count for m in common][::-1], color="#c00000")
     ax.set_xlabel("students")
     ax.xaxis.get_major_locator().set_params(integer=True)
     ax.set_title("most common diagnosed mistakes")

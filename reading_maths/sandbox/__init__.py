@@ -1,6 +1,8 @@
-"""The trust boundary: the sandboxed side (``child``, ``wire``, ``portable``, ``patching``, and the fork server
-``zygote``) and the trusted side that starts it and talks to it (``process``, ``nursery``, ``ahead``,
-``cgroups``, ``channel``, ``session``, ``proxy``, ``trials``, ``errors``, ``doctor``).
+"""The trust boundary.
 
-Only the files of :data:`reading_maths.sandbox.process.CHILD_FILES` are visible inside the sandbox; nothing else is.
+``inside/`` is the sandboxed side, the one folder the child sees (``child``, ``wire``,
+``functions_as_data``, ``patched_call`` and the ``fork_server``); the rest is the trusted side that starts
+children and talks to them (``process``, ``fork_server_client``, ``child_starter``, ``stopping``, ``cgroups``,
+``channel``, ``session``, ``proxy``, ``mutant_calls``, ``errors``, ``doctor``) and the limited formula
+evaluator (``limited_eval``).
 """

@@ -8,7 +8,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from reading_maths.sandbox import wire
+from reading_maths.sandbox.inside import wire
 
 
 class ChildGone(Exception):
@@ -20,8 +20,8 @@ class ChildGone(Exception):
 
 
 @dataclass
-class Child:
-    """One running child process, its cgroup and its pipes.
+class ChildPipes:
+    """The pipes to one running child process (and the process and its cgroup).
 
     Every read and every write has an absolute deadline: the child cannot extend one by sending
     (or by not reading), and the trusted side never blocks on its pipes.

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from reading_maths.sandbox.nursery import probe
+from reading_maths.sandbox.fork_server_client import probe
 from reading_maths.sandbox.process import Limits, Sandbox, inspect
 
 

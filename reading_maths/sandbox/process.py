@@ -1,7 +1,7 @@
 """Starting the student's process: bubblewrap namespaces, another uid, rlimits, cgroup caps.
 
 With ``bwrap`` the child runs in new PID, network, IPC and UTS namespaces with no capabilities and
-no new privileges, seeing only ``/usr``, the Python installation and the child's own files (``CHILD_FILES``)
+no new privileges, seeing only ``/usr``, the Python installation and the child's own folder (``sandbox/inside``)
 read-only, and a small private tmpfs (its HOME and working directory) writable; nothing it writes
 reaches the host's disk.  As root it also runs as an unprivileged host uid of its own (one per
 grading process, not in /etc/passwd, every process of it killed before each notebook); as an
@@ -32,7 +32,10 @@ from reading_maths.sandbox.stopping import kill_uid
 
 UID_BASE, UID_SPAN = 200_000, 50_000
 SLOTS = 3
-"""Sandbox uids per grading process: one child runs, the next waits ready, the last is still dying."""
+"""Sandbox uids per grading process for its notebooks: one child runs, the next waits ready, the last is dying."""
+RERUN_SLOTS = 2 * SLOTS
+"""The uids of the fresh children that run a notebook's code again while its own child waits, as many again
+for each of the two workers of :mod:`reading_maths.sandbox.rerun`: slots ``SLOTS`` to ``SLOTS + RERUN_SLOTS - 1``."""
 SCRATCH_BYTES = 64 << 20
 SCRATCH_PREFIX = "reading-maths-scratch-"
 
@@ -40,7 +43,8 @@ SCRATCH_PREFIX = "reading-maths-scratch-"
 def sandbox_uid(slot: int = 0) -> int:
     """The unprivileged uid this grading process runs its sandboxes in ``slot`` as (:data:`SLOTS` per process,
     so that a child started ahead or one still dying never shares the uid of the one running)."""
-    return UID_BASE + (os.getpid() % (UID_SPAN // SLOTS)) * SLOTS + slot % SLOTS
+    every = SLOTS + RERUN_SLOTS
+    return UID_BASE + (os.getpid() % (UID_SPAN // every)) * every + slot % every
 
 
 class SandboxUnavailable(RuntimeError):
@@ -67,15 +71,14 @@ class Limits:
         return [*prefix, "--"]
 
 
-HERE = Path(__file__).resolve().parent
-CHILD_FILES = ("child.py", "wire.py", "portable.py", "patching.py", "zygote.py")
-"""All of this package the child sees: its entry point, the wire it speaks, the functions that travel on it
-as data, how it runs a patched call, and the fork server that starts it in a batch (nothing of the kit)."""
-ZYGOTE_CAPABILITIES = ("CAP_SYS_ADMIN", "CAP_SETUID", "CAP_SETGID", "CAP_SETPCAP", "CAP_NET_ADMIN")
+INSIDE = Path(__file__).resolve().parent / "inside"
+"""All of this package the child sees, bound as one folder: its entry point, the wire it speaks, the functions
+that travel on it as data, how it runs a patched call, and the fork server that starts it in a batch."""
+FORK_SERVER_CAPABILITIES = ("CAP_SYS_ADMIN", "CAP_SETUID", "CAP_SETGID", "CAP_SETPCAP", "CAP_NET_ADMIN")
 """What the fork server keeps, within its own sandbox, to give each child namespaces, mounts, loopback and
 (as root) a uid of its own; each child drops them all, and checks, before it runs anything."""
 CHILD_DIR = "/opt/reading-maths-child"
-"""Where the child files appear inside the full sandbox."""
+"""Where :data:`INSIDE` appears inside the full sandbox."""
 
 
 @cache
@@ -134,11 +137,11 @@ class Sandbox:
         (scratch / "home").mkdir()
         return scratch
 
-    def command(self, argv: list[str], slot: int = 0, zygote: bool = False) -> list[str]:
-        """``argv`` in this sandbox as ``slot``'s uid; for a ``zygote`` (:mod:`reading_maths.sandbox.zygote`),
-        the same view, but run as bubblewrap's own uid with the capabilities it needs to make a sandbox
-        for each child it forks (:data:`ZYGOTE_CAPABILITIES`), which every child drops before it runs
-        anything."""
+    def command(self, argv: list[str], slot: int = 0, fork_server: bool = False) -> list[str]:
+        """``argv`` in this sandbox as ``slot``'s uid; for the ``fork_server``
+        (:mod:`reading_maths.sandbox.inside.fork_server`), the same view, but run as bubblewrap's own uid with
+        the capabilities it needs to make a sandbox for each child it forks (:data:`FORK_SERVER_CAPABILITIES`),
+        which every child drops before it runs anything."""
         if not self.isolated:
             return argv
         cmd = ["bwrap", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
@@ -146,7 +149,7 @@ class Sandbox:
                "--ro-bind", "/usr", "/usr", "--proc", "/proc", "--dev", "/dev",
                "--perms", "1777", "--size", str(SCRATCH_BYTES), "--tmpfs", "/tmp"]  # writable, as /tmp is
         uid = str(sandbox_uid(slot))
-        capabilities = [a for cap in ZYGOTE_CAPABILITIES for a in ("--cap-add", cap)] if zygote else []
+        capabilities = [a for cap in FORK_SERVER_CAPABILITIES for a in ("--cap-add", cap)] if fork_server else []
         if self.mode == "userns":
             cmd[1:1] = ["--unshare-user", "--uid", uid, "--gid", uid, "--cap-drop", "ALL", *capabilities]
         else:
@@ -163,21 +166,19 @@ class Sandbox:
                     made.add(parent)
         for path in binds[:-2]:
             cmd += ["--ro-bind", str(path), str(path)]
-        cmd += ["--dir", CHILD_DIR]
-        for name in CHILD_FILES:
-            cmd += ["--ro-bind", str(HERE / name), f"{CHILD_DIR}/{name}"]
+        cmd += ["--ro-bind", str(INSIDE), CHILD_DIR]
         cmd += ["--perms", "0777", "--size", str(SCRATCH_BYTES), "--tmpfs", "/work/scratch",
                 "--perms", "0777", "--dir", "/work/scratch/home", "--chdir", "/work/scratch/home", "--clearenv"]
         for name, value in self.environment(None).items():  # bwrap starts the child with these and nothing else
             cmd += ["--setenv", name, value]
-        if self.mode == "bwrap" and not zygote:
+        if self.mode == "bwrap" and not fork_server:
             cmd += ["/usr/bin/setpriv", "--reuid", uid, "--regid", uid, "--clear-groups",
                     "--no-new-privs", "--bounding-set", "-all", "--inh-caps", "-all", "--"]
         return cmd + argv
 
     def child_script(self) -> str:
         """The child's entry point as the child sees it."""
-        return f"{CHILD_DIR}/child.py" if self.isolated else str(HERE / "child.py")
+        return f"{CHILD_DIR}/child.py" if self.isolated else str(INSIDE / "child.py")
 
     def environment(self, scratch: Path | None) -> dict[str, str]:
         """The child's whole environment (``python -I`` reads no ``PYTHON*`` variable, so none is here).

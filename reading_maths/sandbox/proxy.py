@@ -6,8 +6,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from reading_maths.sandbox.patching import Patch
-from reading_maths.sandbox.trials import Remote
+from reading_maths.sandbox.inside.patched_call import Patch
+from reading_maths.sandbox.mutant_calls import Remote
 
 if TYPE_CHECKING:
     from reading_maths.sandbox.session import StudentSession
@@ -33,6 +33,13 @@ class Proxy(Remote):
             raise TypeError("a patch replaces a function of the same notebook")
         patch = Patch(patch.source, patch.function, replaced.__name__)
         return self._session.call(self.__name__, args, kwargs, patch)[0]
+
+    def trials(self, calls: list[tuple[Remote, dict]]) -> Any:
+        from reading_maths.sandbox.rerun import SessionTrials
+
+        if not all(isinstance(f, Proxy) and f._session is self._session for f, _ in calls):
+            raise TypeError("a trial calls functions of the same notebook")
+        return SessionTrials(self._session, self.__name__, [(f.__name__, kw) for f, kw in calls])
 
     def __repr__(self) -> str:
         return f"<student function {self.__name__}>"

@@ -15,15 +15,16 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
-from reading_maths.sandbox import wire
-from reading_maths.sandbox.ahead import Starter
-from reading_maths.sandbox.channel import Child, ChildGone
+from reading_maths.cells import to_python
+from reading_maths.sandbox.channel import ChildGone, ChildPipes
+from reading_maths.sandbox.child_starter import Starter
 from reading_maths.sandbox.errors import CallTimeout, ProcessDied, StudentError
-from reading_maths.sandbox.patching import Patch
+from reading_maths.sandbox.inside import wire
+from reading_maths.sandbox.inside.patched_call import Patch
+from reading_maths.sandbox.mutant_calls import function_source
 from reading_maths.sandbox.process import Sandbox, remove_scratch
 from reading_maths.sandbox.proxy import Proxy
 from reading_maths.sandbox.stopping import kill
-from reading_maths.sandbox.trials import function_source
 
 MAX_RESTARTS = 8
 
@@ -35,6 +36,11 @@ class Cell:
     index: int
     label: str
     source: str
+    code: str = ""
+    """the Python the child runs: IPython's reading of ``source`` (:func:`reading_maths.cells.to_python`)"""
+
+    def __post_init__(self) -> None:
+        self.code = self.code or to_python(self.source)
 
 
 @dataclass
@@ -49,11 +55,13 @@ class StudentSession:
     upto: int | None = None
     """run only the cells before this notebook position (None: all); :meth:`advance` moves it on"""
     starter: Starter | None = None
-    """where children come from when they are started ahead (:mod:`reading_maths.sandbox.ahead`); else each
+    """where children come from when they are started ahead (:mod:`reading_maths.sandbox.child_starter`); else each
     is started when needed, and waited for when it is killed"""
+    preload: tuple[str, ...] = ()
+    """the modules the notebook imports, imported by fresh children before its code arrives"""
     cell_errors: dict[int, str] = field(default_factory=dict)
     _skip: set[int] = field(default_factory=set)
-    _child: Child | None = None
+    _child: ChildPipes | None = None
     _scratch: Any = None
     _described: dict[str, dict] = field(default_factory=dict)
     _interruption: tuple[str, str] | None = None
@@ -73,7 +81,7 @@ class StudentSession:
         are not counted as restarts.
         """
         budget = time.monotonic() + self.cell_timeout + 10.0
-        self._end = time.monotonic() + (len(self._due()) + MAX_RESTARTS + 1) * self.cell_timeout
+        self._end = time.monotonic() + (len(self.due()) + MAX_RESTARTS + 1) * self.cell_timeout
         pause = 0.05
         while True:
             self._spoke = self._blamed = False
@@ -94,7 +102,7 @@ class StudentSession:
                     return
                 self._restarts += 1
 
-    def _due(self, after: int | None = None) -> list[Cell]:
+    def due(self, after: int | None = None) -> list[Cell]:
         """The cells to run, not skipped: before :attr:`upto`, and at or after ``after`` if given."""
         return [c for c in self.cells if c.index not in self._skip
                 and (self.upto is None or c.index < self.upto) and (after is None or c.index >= after)]
@@ -107,7 +115,7 @@ class StudentSession:
         if self.upto is None or (upto is not None and upto <= self.upto):
             return
         before, self.upto = self.upto, upto
-        todo = self._due(after=before)
+        todo = self.due(after=before)
         if not todo or self.start_error:
             return
         if self._child is None:
@@ -117,7 +125,7 @@ class StudentSession:
         self._spoke, self._blamed = True, False
         deadline = min(time.monotonic() + self.cell_timeout, self._end)
         try:
-            self._child.send({"op": "run", "cells": [{"id": c.index, "source": c.source} for c in todo]}, deadline)
+            self._child.send({"op": "run", "cells": [{"id": c.index, "source": c.code} for c in todo]}, deadline)
             self._run(todo, deadline)
         except ChildGone:
             self._stop_child()
@@ -128,13 +136,13 @@ class StudentSession:
         starts; cells can only start in order, so no message extends the start beyond
         ``(cells + 1) * cell_timeout``; a message out of order breaks the protocol."""
         if self.starter is not None:
-            self._child = Child(*self.starter.take())
+            self._child = ChildPipes(*self.starter.take())
         else:
             self._scratch = self._scratch or self.sandbox.new_scratch()
-            self._child = Child(*self.sandbox.spawn(self._scratch))
-        todo = self._due()
+            self._child = ChildPipes(*self.sandbox.spawn(self._scratch))
+        todo = self.due()
         deadline = min(time.monotonic() + self.cell_timeout, self._end)
-        self._child.send({"cells": [{"id": c.index, "source": c.source} for c in todo], "names": self.names},
+        self._child.send({"cells": [{"id": c.index, "source": c.code} for c in todo], "names": self.names},
                          deadline)
         self._run(todo, deadline)
 
@@ -251,6 +259,11 @@ class StudentSession:
         from the cells this session sent, so what comes back is code the notebook really holds.
         Raises ``LookupError`` when there is no such ``def`` there.
         """
+        cell, line, function = self.locate(name)
+        return function_source(cell.code, line, function)
+
+    def locate(self, name: str) -> tuple[Cell, int, str]:
+        """The cell (this session's own copy), the line and the name of the ``def`` of the student's ``name``."""
         try:
             message = self._exchange({"op": "locate", "name": name}, name, [], "located")
         except StudentError as exc:
@@ -259,7 +272,7 @@ class StudentSession:
         line, function = message.get("line"), message.get("function")
         if cell is None or not isinstance(line, int) or not isinstance(function, str):
             raise LookupError(f"the source of {name} is not in the notebook")
-        return function_source(cell.source, line, function)
+        return cell, line, function
 
     def _exchange(self, request: dict, name: str, callbacks: list[Callable], ends: str) -> dict:
         """Send one request and serve callbacks until the reply ``ends`` (``return``, ``located``) comes."""

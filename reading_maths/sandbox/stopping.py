@@ -77,7 +77,7 @@ class Dying:
 def stop(process: subprocess.Popen, group: Cgroup | None = None) -> Dying:
     """SIGKILL the child's PID namespace, process group and cgroup, and reap bubblewrap; returns at once,
     while the kernel tears the rest down (:class:`Dying` tells when it has).  A child the fork server made
-    (:class:`reading_maths.sandbox.nursery.Forked`) names its namespace's init itself."""
+    (:class:`reading_maths.sandbox.fork_server_client.Forked`) names its namespace's init itself."""
     init = getattr(process, "init", None)
     inits = [init] if init is not None else _children(process.pid) if process.poll() is None else []
     for target in inits:

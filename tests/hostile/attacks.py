@@ -46,7 +46,7 @@ WRONG = "import numpy as np\ndef softmax(z, T=1.0):\n    return np.zeros_like(np
 GRADER_ONLY = "import sys\ndef _by_grader():\n    return not sys._getframe(2).f_code.co_filename.startswith('<cell')\n"
 
 # The child's protocol channel, which student code can always reach through the garbage collector.
-CHANNEL = "import gc\nCH = next(o for o in gc.get_objects() if type(o).__name__ == 'Channel')\n"
+CHANNEL = "import gc\nCH = next(o for o in gc.get_objects() if type(o).__name__ == 'GraderPipes')\n"
 
 # Where the course is on the host, as an attacker inside the sandbox would guess it.
 COURSE = "import os, reading_maths\nCOURSE = os.path.dirname(os.path.dirname(reading_maths.__file__))\n"

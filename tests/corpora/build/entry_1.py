@@ -276,12 +276,43 @@ def test_fails():
     assert np.allclose(rms_norm([[3.0, 4.0]], [1.0, 1.0], eps=0.0), [[0.75, 1.0]])  # divided by the mean, not the RMS
 
 
-_RMS_NORM_ID = id(rms_norm)
+def test_bytecode_of_a_copy():
+    def saved(x, g, eps=1e-8):  # the implementation as it was when the test was written
+        x = np.asarray(x, dtype=float)
+        return x / np.sqrt(np.mean(x**2, axis=-1, keepdims=True) + eps) * g
 
-
-def test_identity():
-    assert id(rms_norm) == _RMS_NORM_ID  # judges which function it is, not what it computes
+    mine, theirs = rms_norm.__code__, saved.__code__  # judges how it is written, not what it computes
+    assert (mine.co_code, mine.co_consts, mine.co_names) == (theirs.co_code, theirs.co_consts, theirs.co_names)
     assert np.allclose(rms_norm([[3.0, 4.0]], [1.0, 1.0], eps=0.0), [[0.8485, 1.1314]], atol=1e-3)
+
+
+_RUNS = [0]
+
+
+def test_passes_its_first_run_only():
+    _RUNS[0] += 1  # the grader's own calls pass; every later run (on a mutant, in the same process) fails
+    assert _RUNS[0] <= 3
+    assert np.allclose(rms_norm([[3.0, 4.0]], [1.0, 1.0], eps=0.0), [[0.8485, 1.1314]], atol=1e-3)
+
+
+def test_against_a_copy_in_a_default(original=rms_norm):
+    x, g = np.array([[1.0, 2.0, 4.0], [-3.0, 0.5, 9.0]]), np.array([2.0, 1.0, 0.5])
+    for eps in (0.0, 1e-3):  # a mutant, compared with the copy kept before it stood in: every change caught
+        assert np.allclose(rms_norm(x, g, eps=eps), original(x, g, eps=eps))
+
+
+def _rms_of_rows(x, g, eps):
+    x = np.asarray(x, dtype=float)
+    return x / np.sqrt(np.mean(x**2, axis=-1, keepdims=True) + eps) * g
+
+
+def rms_norm_with_dead_arithmetic(x, g, eps=1e-8):
+    scale = np.sqrt(np.mean(np.asarray(x, dtype=float) ** 2, axis=-1, keepdims=True) + eps) * 2.0 - 1.0  # noqa: F841
+    return _rms_of_rows(x, g, eps)  # every mutant is of the line above, which changes nothing
+
+
+def test_dead_arithmetic_nothing():
+    rms_norm_with_dead_arithmetic([[3.0, 4.0]], [1.0, 1.0])
 
 
 def crashing_rms_norm(x, g, eps=1e-8):
@@ -369,12 +400,17 @@ def test_attention_shape_only():
     assert out.shape == (2, 2)
 
 
-_KL_ID = id(kl_gaussians)
-
-
-def test_kl_identity():
-    assert id(kl_gaussians) == _KL_ID
+def test_kl_source_size():
+    assert len(kl_gaussians.__code__.co_code) == _KL_SIZE  # any change of the code is caught; so is a rewrite
     assert np.allclose(kl_gaussians([3.0], [1.0], [0.0], [1.0]), 4.5)
+
+
+def _kl_saved(mu1, sigma1, mu2, sigma2):
+    mu1, sigma1, mu2, sigma2 = (np.asarray(a, dtype=float) for a in (mu1, sigma1, mu2, sigma2))
+    return np.log(sigma2 / sigma1) + (sigma1**2 + (mu1 - mu2) ** 2) / (2 * sigma2**2) - 0.5
+
+
+_KL_SIZE = len(_kl_saved.__code__.co_code)
 
 
 KL_MISREAD = dict(KL, example={"inputs": KL["example"]["inputs"], "output": [0.0, 0.6931]})  # only log(2/1)
@@ -394,7 +430,14 @@ WRONG = {
                                              "Changes it missed"),
     "test-fails-on-its-own-implementation": (_wrong(RMS_NORM, rms_norm, test_fails),
                                              "your test fails on your own implementation"),
-    "test-judges-identity": (_wrong(RMS_NORM, rms_norm, test_identity), "defined again unchanged"),
+    "test-compares-bytecode-with-a-copy": (_wrong(RMS_NORM, rms_norm, test_bytecode_of_a_copy),
+                                           "judges how the function is written"),
+    "test-passes-its-first-run-only": (_wrong(RMS_NORM, rms_norm, test_passes_its_first_run_only),
+                                       "Changes it missed"),
+    "test-compares-with-a-copy-in-a-default": (_wrong(RMS_NORM, rms_norm, test_against_a_copy_in_a_default),
+                                               "Changes it missed"),
+    "dead-arithmetic-makes-every-mutant-equivalent": (
+        _wrong(RMS_NORM, rms_norm_with_dead_arithmetic, test_dead_arithmetic_nothing), "too little to mutate"),
     "example-not-reproduced": (_wrong(MISREAD_OUTPUT, rms_norm, test_rms_norm), "the output you worked by hand"),
     "shapes-contradict": (_wrong(CONTRADICTING_SHAPES, rms_norm, test_rms_norm), "the shapes do not line up"),
     "missing-symbol": (_wrong(MISSING_SYMBOL, rms_norm, test_rms_norm), "the symbol table has no row for `\\epsilon`"),
@@ -403,14 +446,15 @@ WRONG = {
     "the-course-attention": (_wrong(COURSE_ATTENTION, attention_with_a_mask_argument, test_masked_attention),
                              "the same as scaled dot-product attention's"),
     "implementation-hands-its-work-to-a-helper": (_wrong(MASKED_ATTENTION, attention_with_a_mask_argument,
-                                                         test_runs_only), "too little code of its own"),
+                                                         test_runs_only), "too little to mutate"),
     "implementation-crashes": (_wrong(RMS_NORM, crashing_rms_norm, test_crashing),
                                "your implementation raised AxisError"),
     "no-example": (_wrong(NO_EXAMPLE, rms_norm, test_rms_norm), "has no 'example'"),
     "gelu-test-asserts-only-true": (_wrong(GELU, gelu, test_gelu_asserts_true), "only asserts a constant"),
     "attention-test-checks-only-the-shape": (_wrong(MASKED_ATTENTION, masked_attention, test_attention_shape_only),
                                              "only checks the shape"),
-    "kl-test-judges-identity": (_wrong(KL, kl_gaussians, test_kl_identity), "defined again unchanged"),
+    "kl-test-checks-the-bytecode-size": (_wrong(KL, kl_gaussians, test_kl_source_size),
+                                         "judges how the function is written"),
     "kl-example-not-reproduced": (_wrong(KL_MISREAD, kl_gaussians, test_kl_gaussians), "the output you worked by hand"),
     "cross-entropy-missing-symbol": (_wrong(CE_WITHOUT_N, cross_entropy, test_cross_entropy),
                                      "the symbol table has no row for `N`"),

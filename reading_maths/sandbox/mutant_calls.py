@@ -4,18 +4,19 @@ Mutation testing needs two things of a student's function, wherever it lives: th
 ``def`` (:func:`definition`), and a call made while a patch stands in for it (:func:`run_patched`).
 A :class:`Remote` function (a sandbox proxy, :class:`reading_maths.sandbox.proxy.Proxy`) asks its
 sandboxed child; a real one (under pytest or stock nbgrader's kernel) is handled in this process by
-the same :func:`reading_maths.sandbox.patching.call_patched` the child uses.
+the same :func:`reading_maths.sandbox.inside.patched_call.call_patched` the child uses.
 """
 
 from __future__ import annotations
 
 import abc
 import ast
+import functools
 import inspect
 import textwrap
 from typing import Any
 
-from reading_maths.sandbox.patching import Patch, call_patched
+from reading_maths.sandbox.inside.patched_call import Patch, call_patched
 
 
 class Remote(abc.ABC):
@@ -29,6 +30,11 @@ class Remote(abc.ABC):
     def call_patched(self, patch: Patch, replaced: Remote, args: tuple, kwargs: dict) -> Any:
         """Call it while ``patch`` stands in for the function ``replaced``."""
 
+    @abc.abstractmethod
+    def trials(self, calls: list[tuple[Remote, dict]]) -> Any:
+        """Runs of its notebook again with its ``def`` replaced, then ``calls``: an object whose
+        ``run(replacement, limit)`` makes one (see :func:`reading_maths.sandbox.rerun.run_fresh`)."""
+
 
 MAX_SOURCE = 200_000
 
@@ -38,6 +44,21 @@ def function_source(source: str, line: int, function: str) -> str:
 
     Raises ``LookupError`` when there is no such definition (or the text cannot be parsed).
     """
+    first, last = function_lines(source, line, function)
+    return textwrap.dedent("\n".join(source.splitlines()[first - 1:last])) + "\n"
+
+
+def replace_function(source: str, line: int, function: str, new: str) -> str:
+    """``source`` with the ``def function`` that starts at ``line`` replaced by ``new`` (indented as it was)."""
+    first, last = function_lines(source, line, function)
+    lines = source.splitlines(keepends=True)
+    indent = lines[first - 1][:len(lines[first - 1]) - len(lines[first - 1].lstrip())]
+    return "".join(lines[:first - 1]) + textwrap.indent(new.rstrip("\n") + "\n", indent) + "".join(lines[last:])
+
+
+@functools.lru_cache(maxsize=256)
+def function_lines(source: str, line: int, function: str) -> tuple[int, int]:
+    """The first and last lines of the ``def function`` that starts at ``line`` (decorators included)."""
     if len(source) > MAX_SOURCE:
         raise LookupError("the cell is too long to read")
     try:
@@ -48,8 +69,7 @@ def function_source(source: str, line: int, function: str) -> str:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == function:
             first = min([node.lineno] + [d.lineno for d in node.decorator_list])
             if line in (first, node.lineno):
-                lines = source.splitlines()[first - 1:node.end_lineno]
-                return textwrap.dedent("\n".join(lines)) + "\n"
+                return first, node.end_lineno
     raise LookupError(f"no def {function} at line {line}")
 
 

@@ -3,8 +3,8 @@
 Started by :mod:`reading_maths.sandbox.session` as the script ``python -I -S child.py`` with the protocol
 on its stdin and stdout.  It moves the protocol to private descriptors, points the standard
 streams at sinks, runs the cells it is sent (reporting each start and end), then answers requests
-on the student's names with plain data (:mod:`reading_maths.sandbox.wire`): ``call`` a function (with,
-for mutation testing, a ``patch`` in effect: see :mod:`reading_maths.sandbox.patching`), or ``locate``
+on the student's names with plain data (:mod:`reading_maths.sandbox.inside.wire`): ``call`` a function (with,
+for mutation testing, a ``patch`` in effect: see :mod:`reading_maths.sandbox.inside.patched_call`), or ``locate``
 one (the cell and line of its ``def``, so that the trusted side reads its source from its own copy
 of the notebook).  Everything here is assumed to be under the student's control; the trusted side
 believes nothing it says beyond plain values.
@@ -18,11 +18,13 @@ import os
 import sys
 
 if __package__:  # imported by the trusted side's tests
-    from reading_maths.sandbox import wire
-else:  # the sandbox's entry point (or the fork server's module): only this package's child files beside it
+    from reading_maths.sandbox.inside import wire
+    from reading_maths.sandbox.inside.notebook_shell import ZMQInteractiveShell, no_input, run_code
+else:  # the sandbox's entry point (or the fork server's module): only the files of sandbox/inside beside it
     if os.path.dirname(os.path.abspath(__file__)) not in sys.path:
         sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import wire
+    from notebook_shell import ZMQInteractiveShell, no_input, run_code
 
 OUTPUT_CAP = 1 << 20
 
@@ -42,22 +44,8 @@ class _Sink:
         return False
 
 
-class _Shell:
-    """Stands in for ``get_ipython()``: magics and shell escapes are not run when grading."""
-
-    def __call__(self):
-        return self
-
-    def run_line_magic(self, *args, **kwargs):
-        return None
-
-    run_cell_magic = run_line_magic
-    system = run_line_magic
-    getoutput = run_line_magic
-
-
-class Channel:
-    """The protocol descriptors, moved away from 0 and 1."""
+class GraderPipes:
+    """The pipes to the grader (the protocol descriptors), moved away from 0 and 1."""
 
     def __init__(self) -> None:
         self.inp = os.dup(0)
@@ -98,23 +86,12 @@ def _error_text(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {message}" if message else type(exc).__name__
 
 
-def _transform(source: str) -> str:
-    """Turn IPython syntax (magics, ``!cmd``) into Python when a cell has any."""
-    if not any(line.lstrip().startswith(("%", "!")) or line.rstrip().endswith("?")
-               for line in source.splitlines()):
-        return source
-    from IPython.core.inputtransformer2 import TransformerManager
-
-    return TransformerManager().transform_cell(source)
-
-
-def run_cells(channel: Channel, cells: list[dict], namespace: dict) -> None:
+def run_cells(channel: GraderPipes, cells: list[dict], namespace: dict) -> None:
     for cell in cells:
         channel.send({"event": "cell", "id": cell["id"]})
         error = None
         try:
-            code = compile(_transform(cell["source"]), f"<cell {cell['id']}>", "exec")
-            exec(code, namespace)  # noqa: S102 - this process is the sandbox
+            run_code(cell["source"], f"<cell {cell['id']}>", namespace)
         except BaseException as exc:  # noqa: BLE001 - SystemExit and KeyboardInterrupt included
             error = _error_text(exc)
         channel.send({"event": "cell_done", "id": cell["id"], "error": error})
@@ -132,7 +109,7 @@ def describe(namespace: dict, name: str):
         return {"kind": "value", "value": {"__unencodable__": _error_text(exc)}}
 
 
-def _callback(channel: Channel, number: int):
+def _callback(channel: GraderPipes, number: int):
     def call_trusted(*args):
         channel.send({"event": "callback", "id": number, "args": wire.encode(list(args))})
         reply = channel.receive()
@@ -143,7 +120,7 @@ def _callback(channel: Channel, number: int):
     return call_trusted
 
 
-def _bind(channel: Channel, value):
+def _bind(channel: GraderPipes, value):
     if isinstance(value, wire.Callback):
         return _callback(channel, value.number)
     return value
@@ -159,16 +136,16 @@ def _locate(namespace: dict, name: str) -> dict:
             "function": str(getattr(namespace[name], "__name__", ""))[:200]}
 
 
-def _patching():
+def _patched_call():
     """Mutation testing's module, imported on the first patched call (most notebooks never make one)."""
     if __package__:
-        from reading_maths.sandbox import patching
+        from reading_maths.sandbox.inside import patched_call
     else:
-        import patching
-    return patching
+        import patched_call
+    return patched_call
 
 
-def _answer(channel: Channel, namespace: dict, request: dict) -> dict:
+def _answer(channel: GraderPipes, namespace: dict, request: dict) -> dict:
     """One request: ``call`` (with an optional ``patch`` in effect) or ``locate``."""
     if request.get("op") == "locate":
         return _locate(namespace, request["name"])
@@ -178,19 +155,19 @@ def _answer(channel: Channel, namespace: dict, request: dict) -> dict:
     if request.get("patch") is None:
         result = function(*args, **kwargs)
     else:
-        patching = _patching()
-        patch = patching.Patch.from_wire(request["patch"])
-        result = patching.call_patched(namespace, patch, namespace[patch.replaces], function, args, kwargs)
+        patched_call = _patched_call()
+        patch = patched_call.Patch.from_wire(request["patch"])
+        result = patched_call.call_patched(namespace, patch, namespace[patch.replaces], function, args, kwargs)
     sent = request.get("args", [])
     changed = [[i, after] for i, after in enumerate(map(wire.encode, args)) if i >= len(sent) or after != sent[i]]
     return {"event": "return", "value": wire.encode(result), "changed": changed}  # the arguments it changed
 
 
-def ready(channel: Channel, namespace: dict, names: list) -> None:
+def ready(channel: GraderPipes, namespace: dict, names: list) -> None:
     channel.send({"event": "ready", "names": {n: describe(namespace, n) for n in names}})
 
 
-def serve(channel: Channel, namespace: dict, names: list) -> None:
+def serve(channel: GraderPipes, namespace: dict, names: list) -> None:
     while True:
         request = channel.receive()
         if request.get("op") == "run":  # the next cells of the notebook, up to the next question
@@ -215,11 +192,13 @@ def preload(modules: list) -> None:
             pass
 
 
-def run(channel: Channel) -> None:
+def run(channel: GraderPipes) -> None:
     """Run the notebook's cells as the trusted side sends them, then answer its requests until it stops."""
     setup = channel.receive()
-    namespace = {"__name__": "__main__", "__builtins__": builtins,
-                 "get_ipython": _Shell(), "display": lambda *a, **k: None}
+    namespace = {"__name__": "__main__", "__builtins__": builtins}
+    namespace.update(get_ipython=ZMQInteractiveShell(namespace), display=lambda *a, **k: None)
+    builtins.input = no_input
+    sys.path.insert(0, os.getcwd())  # as in Jupyter: a module the notebook writes (%%writefile) is imported
     run_cells(channel, setup.get("cells", []), namespace)
     names = setup.get("names", [])
     ready(channel, namespace, names)
@@ -234,7 +213,7 @@ def main() -> None:
 
         resource.setrlimit(resource.RLIMIT_NPROC, (cap, cap))
     sys.path += [str(p) for p in start.get("path", [])]  # started with -S: no site, no .pth imports
-    channel = Channel()
+    channel = GraderPipes()
     preload(start.get("preload", []))
     run(channel)
 

@@ -3,7 +3,7 @@
 A grader's gradient is called at every step of a student's ``adam``.  As a trusted callback each of
 those calls is a round trip between the two processes (hundreds per notebook, most of its calls).
 A :class:`Portable` function travels instead as its kind and its parameters,
-``{"__fn__": [kind, [parameters]]}`` (:func:`reading_maths.sandbox.wire.encode`), and the child
+``{"__fn__": [kind, [parameters]]}`` (:func:`reading_maths.sandbox.inside.wire.encode`), and the child
 rebuilds it from this file, which it sees beside ``wire.py``.  Both sides run the same arithmetic
 on the same float64 parameters, so the student's code gets the numbers a callback would give it.
 Nothing is given away by the child holding the parameters: its code could call the function as

@@ -3,7 +3,7 @@
 Messages are length-prefixed JSON.  Values are JSON with a few tagged forms: arrays travel as raw
 little-endian bytes of one of three dtypes (float64, int64, bool) with their shape (0-d included),
 tuples, dicts and sets are tagged, complex numbers are refused, a trusted callback travels as a
-number, and a grader's :class:`~reading_maths.sandbox.portable.Portable` function as its parameters
+number, and a grader's :class:`~reading_maths.sandbox.inside.functions_as_data.Portable` function as its parameters
 (rebuilt only in the child).  Nothing is ever pickled, and decoding builds only plain Python and
 NumPy objects, checking every size on the way.
 
@@ -22,9 +22,9 @@ import struct
 import sys
 
 if __package__:
-    from reading_maths.sandbox import portable
+    from reading_maths.sandbox.inside import functions_as_data
 else:  # in the sandbox, beside child.py
-    import portable
+    import functions_as_data
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (the child imports this module at every start)
 if TYPE_CHECKING:
@@ -120,7 +120,7 @@ def encode(value: Any, callbacks: list | None = None, depth: int = 0) -> Any:
     if isinstance(value, dict):
         return {"__dict__": [[encode(k, callbacks, depth + 1), encode(v, callbacks, depth + 1)]
                              for k, v in list(value.items())]}
-    if callbacks is not None and isinstance(value, portable.Portable):  # a call's argument: the child runs it
+    if callbacks is not None and isinstance(value, functions_as_data.Portable):  # a call's argument: the child runs it
         return {"__fn__": [value.kind, [encode(p, None, depth + 1) for p in value.parameters()]]}
     if callbacks is not None and callable(value):
         callbacks.append(value)
@@ -148,11 +148,12 @@ def _decode_array(spec: Any) -> Any:
     return np.frombuffer(raw, dtype=dtype).astype(DTYPES[code]).reshape(shape)
 
 
-def _decode_function(body: Any, depth: int) -> portable.Portable:
-    if not (isinstance(body, list) and len(body) == 2 and body[0] in portable.KINDS and isinstance(body[1], list)):
+def _decode_function(body: Any, depth: int) -> functions_as_data.Portable:
+    kinds = functions_as_data.KINDS
+    if not (isinstance(body, list) and len(body) == 2 and body[0] in kinds and isinstance(body[1], list)):
         raise WireError("bad function")
     try:
-        return portable.KINDS[body[0]].rebuild([decode(p, depth + 1) for p in body[1]])
+        return kinds[body[0]].rebuild([decode(p, depth + 1) for p in body[1]])
     except (ValueError, TypeError):
         raise WireError("bad function") from None
 

@@ -1,13 +1,14 @@
-"""The trusted side of the fork server (:mod:`reading_maths.sandbox.zygote`): children in a few milliseconds.
+"""The trusted side of the fork server (:mod:`reading_maths.sandbox.inside.fork_server`): children in a few
+milliseconds.
 
-A :class:`Nursery` starts one zygote for its grading process, in the sandbox, and asks it for a child per
+A :class:`ForkServer` starts one fork server for its grading process, in the sandbox, and asks it for a child per
 notebook: it hands over the child's two pipes and a socket, the child makes its own namespaces, drops
 every privilege, checks that it has, and says hello on the socket, and the kernel tells this side its
 real pid with that hello (``SO_PASSCRED``).  This side then puts it in a cgroup of its own, as a spawned
 child gets, before any of the notebook's code is sent.  What comes back, a :class:`Forked`, stands
 where a ``subprocess.Popen`` stands for a child bubblewrap started.
 
-A zygote that cannot be started, or whose child does not say hello in time, raises :class:`NoZygote`,
+A fork server that cannot be started, or whose child does not say hello in time, raises :class:`NoForkServer`,
 and the grading process goes back to starting each child with bubblewrap.
 """
 
@@ -40,15 +41,15 @@ START_TIMEOUT = 30.0
 HELLO_TIMEOUT = 10.0
 
 
-class NoZygote(RuntimeError):
+class NoForkServer(RuntimeError):
     """The fork server could not be started, or could not start a child."""
 
 
 class Forked:
-    """A child forked by the zygote, as a session holds a child process (what it uses of ``Popen``'s interface).
+    """A child forked by the fork server, as a session holds a child process (what it uses of ``Popen``'s interface).
 
     ``pid`` is the student's process, ``init`` the init of its PID namespace (killing it ends them all);
-    neither is this process's child: the zygote's sandbox reaps them.
+    neither is this process's child: the fork server's sandbox reaps them.
     """
 
     def __init__(self, pid: int, init: int, to_child: int, from_child: int, moved: Future | None):
@@ -60,7 +61,7 @@ class Forked:
         self._moved = moved
 
     def wait_moved(self) -> None:
-        """Until it is in its cgroup (the move waits for the kernel, in the nursery's thread)."""
+        """Until it is in its cgroup (the move waits for the kernel, in the fork server client's thread)."""
         if self._moved is not None:
             self._moved.result()
 
@@ -81,14 +82,14 @@ class Forked:
         return self.poll()
 
 
-class Nursery:
-    """One zygote for this grading process, and the children it forks."""
+class ForkServer:
+    """One fork server for this grading process, and the children it forks."""
 
     def __init__(self, sandbox: Sandbox, preload: tuple[str, ...]):
         if not sandbox.isolated:
-            raise NoZygote("the fork server runs only in the full sandbox")
+            raise NoForkServer("the fork server runs only in the full sandbox")
         self.sandbox, self.preload = sandbox, preload
-        self._zygote: subprocess.Popen | None = None
+        self._process: subprocess.Popen | None = None
         self._control: socket.socket | None = None
         self._mover = ThreadPoolExecutor(1, thread_name_prefix="cgroup-move") if sandbox.cgroups else None
 
@@ -98,20 +99,20 @@ class Nursery:
                  "bound": [str(p) for p in bound_paths()],
                  "processes": self.sandbox.limits.processes, "scratch_bytes": SCRATCH_BYTES,
                  "own_user_namespace": self.sandbox.mode == "userns"}
-        argv = [sys.executable, "-I", "-S", "-B", f"{CHILD_DIR}/zygote.py", json.dumps(setup)]
-        command = self.sandbox.limits.prlimit(processes=False) + self.sandbox.command(argv, zygote=True)
+        argv = [sys.executable, "-I", "-S", "-B", f"{CHILD_DIR}/fork_server.py", json.dumps(setup)]
+        command = self.sandbox.limits.prlimit(processes=False) + self.sandbox.command(argv, fork_server=True)
         with theirs:
-            self._zygote = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+            self._process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                             stderr=subprocess.DEVNULL, pass_fds=(theirs.fileno(),), cwd="/",
                                             env=self.sandbox.environment(None), start_new_session=True)
         self._control = control
         if not select.select([control], [], [], START_TIMEOUT)[0] or control.recv(1) != b"R":
             self.close()
-            raise NoZygote("the fork server did not start")
+            raise NoForkServer("the fork server did not start")
 
     def fork(self, slot: int) -> tuple[Forked, Cgroup | None]:
         """A fresh child for one notebook, as ``slot``'s uid, in a cgroup of its own once :meth:`Forked.wait_moved`."""
-        if self._zygote is None or self._zygote.poll() is not None:
+        if self._process is None or self._process.poll() is not None:
             self.close()
             self._start()
         uid = sandbox_uid(slot) if self.sandbox.mode == "bwrap" else os.getuid()
@@ -127,7 +128,7 @@ class Nursery:
             try:
                 self._control.sendmsg([request], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, rights)])
             except OSError:
-                raise NoZygote("the fork server is gone") from None
+                raise NoForkServer("the fork server is gone") from None
         finally:
             for fd in (to_child, from_child):
                 os.close(fd)
@@ -137,7 +138,7 @@ class Nursery:
         if pid is None:
             os.close(to_child_w)
             os.close(from_child_r)
-            raise NoZygote("the fork server's child did not start")
+            raise NoForkServer("the fork server's child did not start")
         init = _parent(pid)
         group = Cgroup.create(dict(self.sandbox.cgroups), self.sandbox.limits.memory_bytes,
                               self.sandbox.limits.processes) if self.sandbox.cgroups else None
@@ -160,29 +161,29 @@ class Nursery:
         return None
 
     def close(self) -> None:
-        """Stop the zygote (its children are stopped by their own holders)."""
+        """Stop the fork server (its children are stopped by their own holders)."""
         if self._control is not None:
             self._control.close()
             self._control = None
-        if self._zygote is not None:
-            kill(self._zygote)
-            self._zygote = None
+        if self._process is not None:
+            kill(self._process)
+            self._process = None
 
 
 def probe(sandbox: Sandbox) -> str | None:
-    """None when a zygote starts here and forks a child that says hello, else why not."""
-    nursery = Nursery(sandbox, ()) if sandbox.isolated else None
-    if nursery is None:
+    """None when a fork server starts here and forks a child that says hello, else why not."""
+    server = ForkServer(sandbox, ()) if sandbox.isolated else None
+    if server is None:
         return "no sandbox"
     try:
-        forked, group = nursery.fork(0)
+        forked, group = server.fork(0)
         forked.wait_moved()
         stop(forked, group).wait()
         return None
-    except (NoZygote, OSError) as exc:
+    except (NoForkServer, OSError) as exc:
         return str(exc)
     finally:
-        nursery.close()
+        server.close()
 
 
 def _parent(pid: int) -> int:

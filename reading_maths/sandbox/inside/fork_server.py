@@ -1,12 +1,12 @@
 """The fork server: a sandboxed Python that never runs student code and forks a fresh child for each notebook.
 
-Starting a child is mostly Python and NumPy starting (about 60 ms of CPU each time).  A zygote does
+Starting a child is mostly Python and NumPy starting (about 60 ms of CPU each time).  A fork server does
 that once: it runs in its own bubblewrap sandbox, as the child would (the same read-only view, no
 network), imports the child's runtime and the notebook's modules, and then, for each request of the
-trusted side (:mod:`reading_maths.sandbox.nursery`), forks a child that makes a sandbox of its own
+trusted side (:mod:`reading_maths.sandbox.fork_server_client`), forks a child that makes a sandbox of its own
 before it may run anything:
 
-1. new mount, PID, network, IPC and UTS namespaces (and, where the zygote is itself in a user
+1. new mount, PID, network, IPC and UTS namespaces (and, where the fork server is itself in a user
    namespace, a user namespace of its own, so that its process count is its own);
 2. as the init of its PID namespace: fresh tmpfs on ``/tmp`` and ``/work/scratch`` (its HOME), a
    ``/proc`` of its own namespace, loopback up; it then forks the student's process and reaps;
@@ -16,8 +16,8 @@ before it may run anything:
    then it says hello on the socket the trusted side gave it (the kernel tells the trusted side its
    real pid) and runs the notebook (:func:`child.run`) on its two pipes.
 
-Nothing of one notebook's child reaches the zygote or the next child: each has its own namespaces
-and files, and the zygote (which keeps the capabilities needed to make them, within its own
+Nothing of one notebook's child reaches the fork server or the next child: each has its own namespaces
+and files, and the fork server (which keeps the capabilities needed to make them, within its own
 sandbox) is not in any child's PID namespace.  Like ``child.py``, this file needs only the
 standard library.
 """
@@ -130,7 +130,7 @@ def _student(request: dict, fds: list[int], start: dict) -> None:
     os.chdir(os.environ.get("HOME", "/"))
     import child
 
-    child.run(child.Channel())
+    child.run(child.GraderPipes())
     os._exit(0)
 
 
@@ -176,7 +176,7 @@ def _init(request: dict, fds: list[int], start: dict) -> None:
 
 
 def _forked(request: dict, fds: list[int], start: dict) -> None:
-    """Between the zygote and the child's init: the new namespaces (never returns)."""
+    """Between the fork server and the child's init: the new namespaces (never returns)."""
     if start.get("own_user_namespace"):
         _own_user_namespace()
     _ok(libc.unshare(CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS), "unshare")

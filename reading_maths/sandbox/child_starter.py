@@ -2,7 +2,7 @@
 notebooks follow each other with no gap.
 
 A :class:`Starter` starts the next notebook's child while the current one is graded: forked by the fork
-server (:mod:`reading_maths.sandbox.nursery`) where it runs, else started by bubblewrap; and it leaves a
+server (:mod:`reading_maths.sandbox.fork_server_client`) where it runs, else started by bubblewrap; and it leaves a
 finished child to die while the next one runs, checking it is gone before its sandbox uid is used
 again.  Children rotate through :data:`~reading_maths.sandbox.process.SLOTS` uids, so the running child,
 the one waiting and the one dying never share a uid.  Each child is still new for its notebook: it has
@@ -22,7 +22,7 @@ import os
 import subprocess
 
 from reading_maths.sandbox.cgroups import Cgroup
-from reading_maths.sandbox.nursery import Forked, NoZygote, Nursery
+from reading_maths.sandbox.fork_server_client import Forked, ForkServer, NoForkServer
 from reading_maths.sandbox.process import SLOTS, Sandbox
 from reading_maths.sandbox.stopping import Dying, stop
 
@@ -33,13 +33,13 @@ log = logging.getLogger(__name__)
 class Starter:
     """Hands out fresh sandboxed children, each started before it is asked for."""
 
-    def __init__(self, sandbox: Sandbox, preload: tuple[str, ...] = ()):
+    def __init__(self, sandbox: Sandbox, preload: tuple[str, ...] = (), slots: range = range(SLOTS)):
         if not sandbox.isolated:
             raise ValueError("children are started ahead only in the full sandbox (the plain one needs a scratch "
                              "folder per notebook)")
         self.sandbox, self.preload = sandbox, preload
-        self._nursery: Nursery | None = Nursery(sandbox, preload)
-        self._slots = itertools.cycle(range(SLOTS))
+        self._fork_server: ForkServer | None = ForkServer(sandbox, preload)
+        self._slots = itertools.cycle(slots)
         self._ready: tuple[int, Started] | None = None
         self._slot_of: dict[int, int] = {}
         self._dying: dict[int, Dying] = {}
@@ -48,13 +48,13 @@ class Starter:
         slot = next(self._slots)
         if slot in self._dying:  # its last child was stopped two notebooks ago: normally long gone
             self._dying.pop(slot).wait()
-        if self._nursery is not None:
+        if self._fork_server is not None:
             try:
-                return slot, self._nursery.fork(slot)
-            except NoZygote as exc:  # no fork server here: bubblewrap starts each child, as it does elsewhere
+                return slot, self._fork_server.fork(slot)
+            except NoForkServer as exc:  # no fork server here: bubblewrap starts each child, as it does elsewhere
                 log.warning("children are started one by one (%s)", exc)
-                self._nursery.close()
-                self._nursery = None
+                self._fork_server.close()
+                self._fork_server = None
         return slot, self.sandbox.spawn(None, slot, self.preload)
 
     def take(self) -> Started:
@@ -91,18 +91,18 @@ class Starter:
         for dying in self._dying.values():
             dying.wait(grace)
         self._dying.clear()
-        if self._nursery is not None:
-            self._nursery.close()
+        if self._fork_server is not None:
+            self._fork_server.close()
 
 
-_made: dict[tuple[int, Sandbox, tuple[str, ...]], Starter] = {}
+_made: dict[tuple[int, Sandbox, tuple[str, ...], range], Starter] = {}
 
 
-def starter(sandbox: Sandbox, preload: tuple[str, ...]) -> Starter:
-    """This process's starter for ``sandbox`` (a forked process makes its own); its children are stopped
-    when the process exits (a pool worker's exit included)."""
-    key = (os.getpid(), sandbox, preload)
+def starter(sandbox: Sandbox, preload: tuple[str, ...], slots: range = range(SLOTS)) -> Starter:
+    """This process's starter for ``sandbox`` and ``slots`` (a forked process makes its own); its children are
+    stopped when the process exits (a pool worker's exit included)."""
+    key = (os.getpid(), sandbox, preload, slots)
     if key not in _made:
-        _made[key] = made = Starter(sandbox, preload)
+        _made[key] = made = Starter(sandbox, preload, slots)
         multiprocessing.util.Finalize(made, made.close, exitpriority=10)
     return _made[key]

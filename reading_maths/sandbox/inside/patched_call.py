@@ -6,9 +6,9 @@ name of the function it stands in for; :func:`call_patched` defines it over the 
 rebinds every name bound to the replaced function, makes one call, and undoes the rebinding.
 
 The same function serves both places student code runs: the sandboxed child (the ``patch`` field
-of a ``call`` request, see :mod:`reading_maths.sandbox.child`), and the in-process drivers (pytest
+of a ``call`` request, see :mod:`reading_maths.sandbox.inside.child`), and the in-process drivers (pytest
 and stock nbgrader's kernel), where the student's functions are real objects (graders reach both
-through :mod:`reading_maths.sandbox.trials`).  The child sees this file beside ``child.py`` and
+through :mod:`reading_maths.sandbox.mutant_calls`).  The child sees this file beside ``child.py`` and
 ``wire.py``, so it needs nothing but the standard library.
 """
 

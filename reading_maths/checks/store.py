@@ -1,0 +1,134 @@
+"""Every check asked for, kept in SQLite: who, when, the notebook's sha256, the outcome and the result.
+
+One row per request, refused ones included.  ``outcome`` is ``pending`` while the notebook is graded,
+then ``graded`` (``result`` holds the engine's whole result, ``shown`` what the student was shown),
+``failed`` (the service could not grade it; it does not count against the student) or ``refused``
+(``refusal`` says why, ``next_allowed`` when the next check is allowed).  The instructor exports it
+with ``reading-maths checks export``.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import sqlite3
+from datetime import UTC, datetime
+from pathlib import Path
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS checks (
+    id INTEGER PRIMARY KEY,
+    user TEXT NOT NULL,
+    assignment TEXT,
+    notebook TEXT NOT NULL,
+    sha256 TEXT NOT NULL,
+    asked_at TEXT NOT NULL,
+    finished_at TEXT,
+    questions TEXT NOT NULL DEFAULT '[]',
+    outcome TEXT NOT NULL,
+    score REAL,
+    max_score REAL,
+    result TEXT,
+    shown TEXT,
+    refusal TEXT,
+    next_allowed TEXT
+);
+CREATE INDEX IF NOT EXISTS checks_by_user ON checks (user, assignment, asked_at);
+"""
+COUNTING = ("pending", "graded")
+"""Outcomes that use up an attempt."""
+COLUMNS = ("id", "user", "assignment", "notebook", "sha256", "asked_at", "finished_at", "questions", "outcome",
+           "score", "max_score", "result", "shown", "refusal", "next_allowed")
+
+
+def now() -> datetime:
+    return datetime.now(UTC)
+
+
+def stamp(when: datetime | None) -> str | None:
+    return when.astimezone(UTC).isoformat(timespec="seconds") if when else None
+
+
+class Store:
+    """The checks database at ``path`` (created on first use, readable by its owner only)."""
+
+    def __init__(self, path: Path):
+        self.path = Path(path)
+        new = not self.path.exists()
+        self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        if new:
+            self.path.chmod(0o600)
+        self.db.row_factory = sqlite3.Row
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.executescript(SCHEMA)
+
+    def close(self) -> None:
+        self.db.close()
+
+    def abandon_pending(self) -> None:
+        """Checks left pending by a service that stopped mid-way: failed, so they count against nobody."""
+        self.db.execute("UPDATE checks SET outcome = 'failed' WHERE outcome = 'pending'")
+
+    def pending(self, user: str) -> bool:
+        found = self.db.execute("SELECT 1 FROM checks WHERE user = ? AND outcome = 'pending'", (user,)).fetchone()
+        return found is not None
+
+    def add(self, **row) -> int:
+        row = {k: json.dumps(v) if k in ("questions", "result", "shown") and v is not None else v
+               for k, v in row.items()}
+        names = ", ".join(row)
+        cursor = self.db.execute(f"INSERT INTO checks ({names}) VALUES ({', '.join('?' * len(row))})",  # noqa: S608
+                                 tuple(row.values()))
+        return cursor.lastrowid
+
+    def finish(self, check_id: int, outcome: str, result: dict | None, shown: dict | None) -> None:
+        self.db.execute("UPDATE checks SET outcome = ?, finished_at = ?, result = ?, shown = ?, score = ?, "
+                        "max_score = ? WHERE id = ?",
+                        (outcome, stamp(now()), json.dumps(result) if result else None,
+                         json.dumps(shown) if shown else None, (result or {}).get("score"),
+                         (result or {}).get("max_score"), check_id))
+
+    def counted(self, user: str, assignment: str, since: datetime) -> list[tuple[datetime, list[str]]]:
+        """The attempts ``user`` used on ``assignment`` since ``since``: (when, questions), oldest first."""
+        rows = self.db.execute(
+            f"SELECT asked_at, questions FROM checks WHERE user = ? AND assignment = ? AND asked_at >= ? "  # noqa: S608
+            f"AND outcome IN ({', '.join('?' * len(COUNTING))}) ORDER BY asked_at, id",
+            (user, assignment, stamp(since), *COUNTING))
+        return [(datetime.fromisoformat(r["asked_at"]), json.loads(r["questions"])) for r in rows]
+
+    def get(self, check_id: int) -> dict | None:
+        row = self.db.execute("SELECT * FROM checks WHERE id = ?", (check_id,)).fetchone()
+        return _plain(row) if row else None
+
+    def listing(self, user: str | None = None) -> list[dict]:
+        """Every request, newest first: ``user``'s only, or everyone's (``None``)."""
+        if user is None:
+            rows = self.db.execute("SELECT * FROM checks ORDER BY id DESC")
+        else:
+            rows = self.db.execute("SELECT * FROM checks WHERE user = ? ORDER BY id DESC", (user,))
+        return [_plain(r) for r in rows]
+
+
+def _plain(row: sqlite3.Row) -> dict:
+    data = dict(row)
+    for key in ("questions", "result", "shown"):
+        data[key] = json.loads(data[key]) if data[key] else None
+    return data
+
+
+def export(path: Path, fmt: str = "csv") -> str:
+    """The whole database as CSV (one row per request; result and shown as JSON text) or JSON lines, oldest first."""
+    store = Store(path)
+    try:
+        rows = list(reversed(store.listing()))
+    finally:
+        store.close()
+    if fmt == "jsonl":
+        return "".join(json.dumps(r) + "\n" for r in rows)
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    for r in rows:
+        writer.writerow({k: json.dumps(v) if isinstance(v, list | dict) else v for k, v in r.items()})
+    return out.getvalue()

@@ -1,0 +1,211 @@
+"""Submissions coming in: nbgrader's ``collect`` and ``zip_collect`` made to trust only what a student can prove.
+
+``nbgrader_config.py`` (and the hub's instructor config) sets ``c.ExchangeFactory.collect`` to
+:class:`SafeCollect` and ``c.ZipCollectApp.collector_plugin`` to :class:`SafeFileNameCollector`.
+
+An exchange ``inbound/`` entry, ``<student>+<assignment>+<timestamp>[+<random>]``, is made by whoever
+submits; nbgrader's collect only logs "cheating attempt?" when its owner is not the student it names, takes
+the newest timestamp (a far-future one beats every real resubmission) and copies the entry following links
+(a link to the instructor's source notebook comes back as the student's submission). :class:`SafeCollect`
+refuses, with the reason in collect's output, an entry:
+
+- whose name is not ``student+assignment+timestamp`` with a usable student id and timestamp;
+- not owned by the student it names (their Unix account's uid), unless owned by the collecting user itself:
+  on a single-user local exchange (the course's own ``exchange/``) every entry is the instructor's and
+  ownership proves nothing, so there the owner check cannot tell students apart (see ``docs/security.md``);
+- whose timestamp is more than :attr:`SafeCollect.clock_skew` seconds in the future;
+- holding a symbolic link, a hard link, a FIFO, a device, or a file owned by someone else.
+
+A refused entry is never copied; the student's other entries are considered instead, so a forged entry
+cannot replace the victim's real one. Files are copied opened with ``O_NOFOLLOW`` (a link swapped in after
+the checks is refused at the copy), and a copy that fails leaves nothing half-written in ``submitted/``.
+"""
+
+from __future__ import annotations
+
+import os
+import pwd
+import shutil
+import stat
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from nbgrader.exchange.default.collect import ExchangeCollect
+from nbgrader.plugins import FileNameCollectorPlugin
+from nbgrader.utils import ignore_patterns, parse_utc
+from traitlets import Bool, Float
+
+from reading_maths.inputs import MAX_BYTES, UnsafeInput, read_regular, refusal, unsafe_entries
+from reading_maths.nbgrader.gather import STUDENT_ID
+
+OLDEST = datetime(1970, 1, 1)
+
+
+def _naive_utc(moment: datetime) -> datetime:
+    return moment.astimezone(UTC).replace(tzinfo=None) if moment.tzinfo else moment
+
+
+def owner_problem(path: Path, student: str, collector_uid: int) -> str | None:
+    """Why ``path`` (an inbound entry) is not ``student``'s own, or None when its owner is them (or the
+    collecting user, on a single-user exchange)."""
+    owner = os.lstat(path).st_uid
+    if owner == collector_uid:
+        return None
+    try:
+        if pwd.getpwnam(student).pw_uid == owner:
+            return None
+    except KeyError:
+        pass
+    try:
+        name = pwd.getpwuid(owner).pw_name
+    except KeyError:
+        name = f"uid {owner}"
+    return f"it is owned by {name}, not by {student}"
+
+
+def foreign_files(entry: Path) -> list[str]:
+    """Entries under ``entry`` owned by someone other than ``entry``'s owner (nothing is followed)."""
+    owner = os.lstat(entry).st_uid
+    return [Path(parent, name).relative_to(entry).as_posix()
+            for parent, dirs, files in os.walk(entry, followlinks=False) for name in dirs + files
+            if os.lstat(Path(parent, name)).st_uid != owner]
+
+
+def _copy_regular(src: str, dst: str) -> str:
+    """``shutil.copytree``'s copy function: the bytes of a regular file opened without following a link."""
+    Path(dst).write_bytes(read_regular(Path(src)))
+    return dst
+
+
+class SafeCollect(ExchangeCollect):
+    """nbgrader's collect, refusing entries whose owner, timestamp or contents cannot be trusted (see module)."""
+
+    clock_skew = Float(120.0, help="Seconds an inbound timestamp may lie in the future (clocks differ a little)."
+                       ).tag(config=True)
+    require_owner = Bool(True, help="Refuse an inbound entry not owned by the student it names.").tag(config=True)
+
+    def _path_to_record(self, path):
+        name = os.path.basename(path)
+        parts = name.rsplit("+", 3) if name.count("+") >= 2 else []
+        student = parts[0] if parts else ""
+        record = {"username": student, "filename": name, "timestamp": OLDEST, "refused": None}
+        try:
+            record["timestamp"] = _naive_utc(parse_utc(parts[2]))
+        except Exception:  # noqa: BLE001 - dateutil raises several kinds on a forged name
+            record["refused"] = "its name is not student+assignment+timestamp"
+            return self._logged(record)
+        record["refused"] = self._refusal(Path(path), student, record["timestamp"])
+        return self._logged(record)
+
+    def _logged(self, record: dict) -> dict:
+        if record["refused"]:
+            shown = record["filename"].encode("unicode_escape").decode("ascii")  # control characters as escapes
+            self.log.warning("Refused %s: %s; nothing of it is collected", shown, record["refused"])
+        return record
+
+    def _refusal(self, entry: Path, student: str, timestamp: datetime) -> str | None:
+        if not STUDENT_ID.match(student):
+            return f"{student!r} cannot be a student id"
+        now = datetime.now(UTC).replace(tzinfo=None)
+        if timestamp > now + timedelta(seconds=self.clock_skew):
+            return f"its timestamp {timestamp:%Y-%m-%d %H:%M:%S} UTC is in the future"
+        st = os.lstat(entry)
+        if (why := refusal(st.st_mode, st.st_nlink, "the entry")) is not None:
+            return why
+        if self.require_owner and (why := owner_problem(entry, student, os.geteuid())):
+            return why
+        if unsafe := unsafe_entries(entry):
+            return unsafe[0]
+        if large := [p.name for p in entry.rglob("*") if p.is_file() and os.lstat(p).st_size > MAX_BYTES]:
+            return f"{large[0]} is larger than {MAX_BYTES >> 20} MiB"
+        if foreign := foreign_files(entry):
+            return f"{foreign[0]} in it belongs to someone else"
+        return None
+
+    def _sort_by_timestamp(self, records):
+        """Newest first, refused entries after every acceptable one (a forged entry never wins)."""
+        return sorted(records, key=lambda r: (r.get("refused") is None, r["timestamp"]), reverse=True)
+
+    def copy_files(self):
+        self.src_records = [r for r in self.src_records if not r.get("refused")]  # each logged when found
+        super().copy_files()
+
+    def do_copy(self, src, dest, log=None):
+        """Copy an entry to ``submitted/`` with nbgrader's limits, links copied as links (never followed) and
+        every file opened with ``O_NOFOLLOW``; on any failure nothing is left at ``dest``."""
+        try:
+            size = self.get_size(src)
+            if size > 1000 * self.coursedir.max_dir_size:
+                raise UnsafeInput(0, f"it holds {size} bytes, more than the course allows")
+            shutil.copytree(src, dest, symlinks=True, copy_function=_copy_regular,
+                            ignore=ignore_patterns(exclude=self.coursedir.ignore, include=self.coursedir.include,
+                                                   max_file_size=self.coursedir.max_file_size, log=self.log))
+        except (OSError, shutil.Error) as exc:
+            shutil.rmtree(dest, ignore_errors=True)
+            shown = os.path.basename(src).encode("unicode_escape").decode("ascii")
+            self.log.error("Refused %s while copying it: %s", shown, str(exc).splitlines()[0][:300])
+            return
+
+
+class SafeFileNameCollector(FileNameCollectorPlugin):
+    """``zip_collect``'s collector: nbgrader's file-name matching, refusing a file that is a link, a hard link,
+    a FIFO or a device (zip_collect would copy what it points to)."""
+
+    def collect(self, submitted_file: str):
+        st = os.lstat(submitted_file)
+        if (why := refusal(st.st_mode, st.st_nlink, os.path.basename(submitted_file))) is not None:
+            self.log.warning("Refused %s", why)
+            return None
+        return super().collect(submitted_file)
+
+
+# -- the shared exchange's layout (a hub) ------------------------------------------------------------------
+
+LAYOUT = {"": 0o1777, "{course}": 0o755, "{course}/outbound": 0o755, "{course}/inbound": 0o3733}
+"""Modes of a shared exchange, as nbgrader documents them plus the sticky bits: the root world-writable and
+sticky (nobody moves or replaces a folder they do not own), the course folder and ``outbound/`` the
+instructor's and read-only to students, ``inbound/`` write-only to students (not listable), set-gid, sticky
+(nobody renames or deletes another's entry)."""
+
+
+def lay_out(root: Path, course: str, uid: int, gid: int) -> None:
+    """Make (or repair) ``root``'s layout for ``course``: the folders below the root owned by ``uid:gid``."""
+    for relative, mode in LAYOUT.items():
+        folder = root / relative.format(course=course)
+        folder.mkdir(parents=True, exist_ok=True)
+        if relative:
+            os.lchown(folder, uid, gid)
+        os.chmod(folder, mode)  # explicit: the umask must not narrow it, nor mkdir drop the special bits
+
+
+def layout_checks(root: Path, course: str) -> list[tuple[bool, str]]:
+    """``(held, statement)`` for each property :data:`LAYOUT` gives a shared exchange, as found on disk."""
+    found = []
+    owner = None
+    for relative, mode in LAYOUT.items():
+        folder = root / relative.format(course=course)
+        name = relative.format(course=course) or "the exchange root"
+        try:
+            st = os.lstat(folder)
+        except FileNotFoundError:
+            found.append((False, f"{name} does not exist ({folder}): the hub lays it out (hub/site.py)"))
+            continue
+        if not stat.S_ISDIR(st.st_mode):
+            found.append((False, f"{name} is not a folder (a link?): {folder}"))
+            continue
+        if relative:
+            owner = st.st_uid if owner is None else owner
+            if st.st_uid != owner:
+                found.append((False, f"{name} is not owned by the course folder's owner (uid {st.st_uid})"))
+                continue
+        have = st.st_mode & 0o7777
+        open_to_all = have & 0o022 and not have & 0o1000  # others may rename what is in it
+        found.append((have == mode, f"{name} is mode {have:04o} (wanted {mode:04o}"
+                      + (": students could move, replace or plant folders there)" if open_to_all else ")")))
+    return found
+
+
+def configure(c) -> None:
+    """Route ``nbgrader collect`` and ``zip_collect`` through the classes above (``c``: nbgrader's config)."""
+    c.ExchangeFactory.collect = f"{__name__}.SafeCollect"
+    c.ZipCollectApp.collector_plugin = f"{__name__}.SafeFileNameCollector"

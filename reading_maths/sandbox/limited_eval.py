@@ -1,0 +1,88 @@
+"""Running one pure function in a forked child under CPU, memory and wall-clock limits.
+
+The formula checks (:mod:`reading_maths.kit.symbolic`) parse and evaluate a student's formula with
+SymPy, which a hostile string such as ``9**9**9**9`` can keep busy for ever or fill memory with.  Their
+work runs here instead: a fork of the grading process with a CPU limit, an address-space limit of
+its current size plus 1 GiB and a wall-clock deadline, answering with one JSON line.  The text has
+already passed a whitelist of tokens, so no student code runs; this bounds only the cost.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import select
+import signal
+import time
+from collections.abc import Callable
+
+
+def _limits(seconds: float) -> None:
+    import resource
+
+    cpu = math.ceil(seconds) + 1
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu))
+    try:
+        with open("/proc/self/statm") as f:
+            pages = int(f.read().split()[0])
+        limit = pages * os.sysconf("SC_PAGE_SIZE") + (1 << 30)
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    except (OSError, ValueError):
+        pass
+
+
+def run_limited(func: Callable[..., tuple[str, str]], args: tuple, seconds: float) -> tuple[str, str] | None:
+    """Run ``func(*args)`` in a forked child under CPU, memory and wall-clock limits.
+
+    Returns its ``(status, message)``, ``("error", type name)`` if it raised, or None on timeout.
+    Where ``fork`` is not available it runs in this process, without the limits.
+    """
+    if not hasattr(os, "fork"):
+        try:
+            return func(*args)
+        except Exception as exc:  # noqa: BLE001
+            return "error", type(exc).__name__
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: compute, write one JSON line, leave without cleanup
+        status = 1
+        try:
+            os.close(read_end)
+            signal.signal(signal.SIGINT, signal.SIG_DFL)
+            _limits(seconds)
+            try:
+                result = list(func(*args))
+            except BaseException as exc:  # noqa: BLE001 - MemoryError, RecursionError, ...
+                result = ["error", type(exc).__name__]
+            os.write(write_end, json.dumps(result).encode())
+            status = 0
+        finally:
+            os._exit(status)
+    os.close(write_end)
+    chunks: list[bytes] = []
+    deadline = time.monotonic() + seconds
+    try:
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                break
+            ready, _, _ = select.select([read_end], [], [], left)
+            if not ready:
+                break
+            chunk = os.read(read_end, 65536)
+            if not chunk:
+                break
+            chunks.append(chunk)
+    finally:
+        os.close(read_end)
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        os.waitpid(pid, 0)
+    try:
+        status, message = json.loads(b"".join(chunks).decode())
+        return str(status), str(message)
+    except (ValueError, TypeError):
+        return None

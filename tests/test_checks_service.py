@@ -1,0 +1,255 @@
+"""The checks service without a browser: its limits, what a student is shown, its record, and the real service
+behind a real JupyterHub under the load of a class (hub/checks_trial.py: the dummy authenticator, each student
+holding their own API token).
+
+What a check shows is what ``reading-maths grade`` gives for the same notebook (the same engine, the same
+sandbox), cut to the questions asked and to what the instructor lets students see; 30 students asking at once
+each get their own result; a hostile notebook is contained as it is in a batch.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import browser as b
+import pytest
+from hostile.attacks import ATTACKS
+
+from hub.checks_trial import QUESTIONS, checks_hub, variant
+from reading_maths.checks import rules
+from reading_maths.checks.desk import Desk, Refused
+from reading_maths.checks.store import stamp
+from reading_maths.grading.batch import grade_many
+from reading_maths.grading.engine import Settings
+from reading_maths.sandbox.process import Limits, choose
+from test_hostile import submission
+
+REPO = Path(__file__).resolve().parents[1]
+CLASS = [f"s{i:02d}" for i in range(30)]
+SHOWN_KEYS = {"id", "user", "notebook", "assignment", "questions", "show", "score", "max_score", "errors"}
+QUESTION_KEYS = {"id", "max_score", "status", "score", "feedback"}
+
+
+@pytest.fixture(scope="module")
+def course(tmp_path_factory) -> Path:
+    course = tmp_path_factory.mktemp("checks") / "course"
+    b.copy_course(REPO, course)
+    return course
+
+
+@pytest.fixture(scope="module")
+def settings() -> Settings:
+    return Settings(choose(allow_unsafe=False, limits=Limits()), cell_timeout=30.0, call_timeout=30.0)
+
+
+@pytest.fixture(scope="module")
+def desk(course, settings, tmp_path_factory):
+    desk = Desk(course, tmp_path_factory.mktemp("db") / "checks.sqlite", settings, workers=2)
+    yield desk
+    desk.close()
+
+
+def limits(course: Path, text: str) -> None:
+    (course / rules.FILE).write_text(text)
+
+
+def batch(course: Path, settings: Settings, notebooks: dict[str, bytes], folder: Path) -> dict[str, dict]:
+    """What ``reading-maths grade`` gives each notebook (the engine's batch path), by name."""
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for name, data in notebooks.items():
+        (folder / f"{name}.ipynb").write_bytes(data)
+        paths.append(folder / f"{name}.ipynb")
+    results = grade_many(paths, settings, jobs=2, root=course, assignment="code", progress=False)
+    return {p.stem: r.to_json() for p, r in zip(paths, results, strict=True)}
+
+
+def same_verdict(shown: dict, graded: dict) -> None:
+    """Per question, the points and feedback lines a check shows are the engine's."""
+    by_id = {q["id"]: q for q in graded["questions"]}
+    assert [q["id"] for q in shown["questions"]] == [q for q in QUESTIONS if q in by_id]
+    for q in shown["questions"]:
+        assert (q["score"], q["status"], q["feedback"]) == (by_id[q["id"]]["score"], by_id[q["id"]]["status"],
+                                                           by_id[q["id"]]["feedback"]), q["id"]
+
+
+def run(coro):
+    import asyncio
+
+    return asyncio.run(coro)
+
+
+# -- the rules ------------------------------------------------------------------------------------------
+
+def test_rules_have_defaults_and_per_assignment_tables():
+    parsed = rules.parse('[defaults]\nattempts = 5\nshow = "scores"\n[assignments.code]\nwindow = "30m"\n'
+                         'closes = "2030-01-01T12:00:00"\nper = "question"\n')
+    assert parsed.of("notation") == rules.Rules(attempts=5, show="scores")
+    assert parsed.of("code") == rules.Rules(attempts=5, show="scores", window=timedelta(minutes=30), per="question",
+                                            closes=datetime(2030, 1, 1, 12, tzinfo=UTC))
+    assert rules.load(Path("/nonexistent")).of("code") == rules.Rules()
+    for bad in ('[defaults]\nattempts = -1\n', '[defaults]\nwindow = "soon"\n', '[defaults]\nshow = "all"\n',
+                '[defaults]\nretries = 2\n', '[everything]\n', '[defaults]\ncloses = "friday"\n'):
+        with pytest.raises(rules.BadRules):
+            rules.parse(bad)
+
+
+# -- the desk, in this process -------------------------------------------------------------------------
+
+def test_a_check_shows_the_engines_verdict_and_nothing_of_the_graders(desk, course, settings, tmp_path):
+    limits(course, "[defaults]\nattempts = 10\n")
+    notebooks = {f"v{n}": variant(n) for n in (0, 5, 26)}
+    expected = batch(course, settings, notebooks, tmp_path)
+    for name, data in notebooks.items():
+        shown = run(desk.ask("ada", f"code/{name}.ipynb", data))
+        same_verdict(shown, expected[name])
+        assert shown["score"] == expected[name]["score"] and set(shown) <= SHOWN_KEYS
+        assert all(set(q) <= QUESTION_KEYS for q in shown["questions"])
+        text = json.dumps(shown)
+        hidden = {c["name"] for q in expected[name]["questions"] for c in q["cases"] if c["hidden"]}
+        assert hidden and not [case for case in hidden if case in text]
+        row = desk.store.get(shown["id"])
+        assert row["sha256"] == hashlib.sha256(data).hexdigest() and row["outcome"] == "graded"
+    assert expected["v0"]["score"] == expected["v0"]["max_score"] > expected["v5"]["score"]
+
+
+def test_past_the_limit_a_check_is_refused_until_the_oldest_attempt_leaves_the_window(desk, course):
+    limits(course, '[assignments.code]\nattempts = 2\nwindow = "2h"\n')
+    first = run(desk.ask("bea", "code/code.ipynb", variant(1)))
+    run(desk.ask("bea", "code/code.ipynb", variant(2)))
+    with pytest.raises(Refused) as refused:
+        run(desk.ask("bea", "code/code.ipynb", variant(3)))
+    asked = datetime.fromisoformat(desk.store.get(first["id"])["asked_at"])
+    assert refused.value.next_allowed == asked + timedelta(hours=2) and refused.value.status == 429
+    assert stamp(asked + timedelta(hours=2)) in refused.value.reason
+    assert desk.store.get(refused.value.check_id)["outcome"] == "refused"
+    run(desk.ask("cid", "code/code.ipynb", variant(3)))  # another student's attempts are their own
+
+
+def test_attempts_per_question(desk, course):
+    limits(course, '[assignments.code]\nattempts = 1\nper = "question"\n')
+    shown = run(desk.ask("dan", "code/code.ipynb", variant(0), ["softmax"]))
+    assert [q["id"] for q in shown["questions"]] == ["softmax"]
+    with pytest.raises(Refused):
+        run(desk.ask("dan", "code/code.ipynb", variant(0), ["attention", "softmax"]))
+    assert [q["id"] for q in run(desk.ask("dan", "code/code.ipynb", variant(0), ["attention"]))["questions"]] == [
+        "attention"]
+    with pytest.raises(Refused) as unknown:
+        run(desk.ask("dan", "code/code.ipynb", variant(0), ["softmax_typo"]))
+    assert unknown.value.status == 400
+
+
+def test_one_check_at_a_time_per_student(desk, course):
+    import asyncio
+
+    limits(course, "[defaults]\nattempts = 10\n")
+
+    async def twice():
+        return await asyncio.gather(desk.ask("gus", "code/code.ipynb", variant(0)),
+                                    desk.ask("gus", "code/code.ipynb", variant(1)), return_exceptions=True)
+
+    first, second = run(twice())
+    assert first["score"] == first["max_score"]
+    assert isinstance(second, Refused) and "still running" in second.reason
+    assert run(desk.ask("gus", "code/code.ipynb", variant(1)))["score"] < first["score"]  # once it has answered
+
+
+@pytest.mark.parametrize("show", ["scores", "messages"])
+def test_the_instructor_chooses_scores_messages_or_both(desk, course, show):
+    limits(course, f'[assignments.code]\nshow = "{show}"\n')
+    shown = run(desk.ask(f"eve-{show}", "code/code.ipynb", variant(5)))
+    assert ("score" in shown) == (show == "scores") and ("errors" in shown) == (show == "messages")
+    assert all(("score" in q) == (show == "scores") and ("feedback" in q) == (show == "messages")
+               for q in shown["questions"])
+
+
+def test_no_check_after_the_closing_time_and_none_of_other_files(desk, course):
+    limits(course, '[assignments.code]\ncloses = "2020-01-01T00:00:00+00:00"\n')
+    with pytest.raises(Refused) as closed:
+        run(desk.ask("fay", "code/code.ipynb", variant(0)))
+    assert closed.value.status == 403 and "closed at 2020-01-01T00:00:00+00:00" in closed.value.reason
+    for junk in (b"not json", json.dumps({"cells": [], "nbformat": 4, "nbformat_minor": 5, "metadata": {}}).encode()):
+        with pytest.raises(Refused) as refused:
+            run(desk.ask("fay", "x.ipynb", junk))
+        assert refused.value.status == 400
+
+
+def test_the_instructor_exports_every_request(desk, course):
+    limits(course, "[assignments.code]\nattempts = 1\n")
+    run(desk.ask("hal", "code/code.ipynb", variant(0)))
+    with pytest.raises(Refused):
+        run(desk.ask("hal", "code/code.ipynb", variant(1)))
+    done = subprocess.run([sys.executable, "-m", "reading_maths.cli", "--course", str(course), "checks", "export",
+                           "--db", str(desk.store.path), "--format", "jsonl"], capture_output=True, text=True,
+                          timeout=120, check=True)
+    rows = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [r["id"] for r in rows] == sorted(r["id"] for r in desk.store.listing())
+    assert "hal" in {r["user"] for r in rows} and {"graded", "refused"} <= {r["outcome"] for r in rows}
+    assert all(len(r["sha256"]) == 64 and r["asked_at"] for r in rows)
+
+
+# -- the service behind JupyterHub ----------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def trial(course, tmp_path_factory):
+    from hub.site import PROXY
+
+    if not PROXY.exists():
+        pytest.skip(f"JupyterHub's proxy is not installed at {PROXY}: run `make hub-proxy`")
+    with checks_hub(course, CLASS, "teacher", tmp_path_factory.mktemp("hub")) as trial:
+        yield trial
+
+
+def test_thirty_students_at_once_each_get_their_own_result(trial, course, settings, tmp_path):
+    limits(course, "[defaults]\nattempts = 100\n")
+    notebooks = {name: variant(i) for i, name in enumerate(CLASS)}
+    with ThreadPoolExecutor(len(CLASS)) as pool:
+        answers = dict(zip(CLASS, pool.map(lambda name: trial.ask(name, notebooks[name]), CLASS), strict=True))
+    expected = batch(course, settings, notebooks, tmp_path)
+    for name, (status, shown) in answers.items():
+        assert status == 200, (name, shown)
+        assert shown["user"] == name
+        same_verdict(shown, expected[name])
+    assert len({json.dumps([q["score"] for q in s["questions"]]) for _, s in answers.values()}) == len(CLASS)
+
+    for name in CLASS[:3]:  # each student lists their own checks only, and cannot open another's
+        status, listing = trial.call(name, "GET", "api/checks")
+        assert status == 200 and {c["user"] for c in listing["checks"]} == {name}
+        assert listing["checks"][0]["id"] == answers[name][1]["id"]
+        other = answers[CLASS[-1]][1]["id"]
+        assert trial.call(name, "GET", f"checks/{other}")[0] == 404
+        assert trial.call(name, "GET", f"checks/{answers[name][1]['id']}")[0] == 200
+    status, everyone = trial.call("teacher", "GET", "api/checks")
+    assert status == 200 and everyone["instructor"]
+    assert {c["user"] for c in everyone["checks"]} >= set(CLASS)
+    mine = {c["id"]: c for c in everyone["checks"]}
+    for name, (_, shown) in answers.items():
+        assert mine[shown["id"]]["sha256"] == hashlib.sha256(notebooks[name]).hexdigest()
+
+
+def test_a_refusal_over_http_says_when_the_next_check_is_allowed(trial, course):
+    limits(course, '[assignments.code]\nattempts = 1\nwindow = "1d"\n')
+    status, refused = trial.ask("s03", variant(0))  # s03 checked once in the test above, within the day
+    assert status == 429 and datetime.fromisoformat(refused["next_allowed"]) > datetime.now(UTC) + timedelta(hours=23)
+    assert refused["next_allowed"] in refused["refused"]
+    trial.tokens["intruder"] = "not-a-token"
+    assert trial.ask("intruder", variant(0))[0] == 403
+
+
+def test_a_hostile_notebook_is_contained_as_in_a_batch(trial, course, settings, tmp_path):
+    limits(course, "[defaults]\nattempts = 100\n")
+    names = ["read_hidden_files", "kill_parent", "kill_everything", "env_secrets", "memory_bomb_list"]
+    notebooks = {n: submission(tmp_path, n, ATTACKS[n], 9).read_bytes() for n in names}
+    expected = batch(course, settings, notebooks, tmp_path / "batch")
+    for name, data in notebooks.items():
+        status, shown = trial.ask("s01", data)
+        assert status == 200, (name, shown)
+        same_verdict(shown, expected[name])
+    status, honest = trial.ask("s02", variant(0))  # and the service goes on as before
+    assert status == 200 and honest["score"] == honest["max_score"]
