@@ -99,3 +99,4 @@ from reading_maths.nbgrader.sandboxed import route_autograde  # noqa: E402
 
 route_autograde(c)
 c.GradeInSandbox.timeout = 30
+c.GradeInSandbox.budget = 300  # seconds for one notebook's whole grading; the questions left then get 0

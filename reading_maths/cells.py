@@ -2,8 +2,8 @@
 
 IPython's own :class:`~IPython.core.inputtransformer2.TransformerManager` turns line magics, ``!cmd``,
 ``x?`` help, prompts pasted from a console and a cell's common indentation into Python calls on
-``get_ipython()``, which the sandboxed child answers (:mod:`reading_maths.sandbox.inside.notebook_shell`). Cell magics are
-read here, each as IPython treats its body:
+``get_ipython()``, which the sandboxed child answers (:mod:`reading_maths.sandbox.inside.notebook_shell`).
+Cell magics are read here, each as IPython treats its body:
 
 - the body runs in the notebook's namespace (``%%time``, ``%%capture``, ``%%prun``): the magic's line is
   blanked and the body, itself transformed, runs in its place, on the lines it has in the cell, so that a

@@ -7,6 +7,7 @@ import json
 import os
 import sys
 import time
+import warnings
 from pathlib import Path
 
 import click
@@ -17,23 +18,34 @@ from reading_maths.grading.engine import NotGradable, Settings, load
 from reading_maths.inputs import notebooks_in
 from reading_maths.reports import outputs
 from reading_maths.reports.tables import print_gathered, print_table
-from reading_maths.sandbox.process import Limits, SandboxUnavailable, choose
+from reading_maths.sandbox.limits import Limits
+from reading_maths.sandbox.process import SandboxUnavailable, choose
+from reading_maths.sandbox.session import DEFAULT_BUDGET
 
 
-def _settings(timeout: float, unsafe: bool) -> Settings:
+def _settings(timeout: float, unsafe: bool, budget: float = DEFAULT_BUDGET, jobs: int = 0) -> Settings:
+    """The engine's settings; each sandbox's memory cap sized for ``jobs`` at once (0: one per core)."""
     try:
-        sandbox = choose(allow_unsafe=unsafe, limits=Limits())
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            sandbox = choose(allow_unsafe=unsafe, limits=Limits.for_jobs(jobs))
     except SandboxUnavailable as exc:
         raise click.ClickException(str(exc)) from None
+    for warning in seen:
+        click.secho(f"warning: {warning.message}", fg="yellow", err=True)
     if not sandbox.isolated:
         click.secho("warning: --unsafe-no-sandbox: student code runs as a plain subprocess of this user "
                     "(rlimits only) and can read what this user can read", fg="yellow", err=True)
-    return Settings(sandbox, cell_timeout=timeout, call_timeout=timeout)
+    return Settings(sandbox, cell_timeout=timeout, call_timeout=timeout, budget=budget)
 
 
 UNSAFE = click.option("--unsafe-no-sandbox", "unsafe", is_flag=True,
                       help="Grade even where no sandbox can be had (student code then runs as a plain "
                            "subprocess of this user). Without it, grading refuses there.")
+BUDGET = click.option("--budget", default=DEFAULT_BUDGET, show_default=True,
+                      type=click.FloatRange(min=0, min_open=True),
+                      help="Seconds one notebook's whole grading may take (all its cells and calls); the questions "
+                           "not graded by then get 0, status timeout.")
 
 
 def _root() -> Path:
@@ -78,10 +90,11 @@ def main(course: Path | None) -> None:
               help="Append a Markdown summary here (e.g. $GITHUB_STEP_SUMMARY).")
 @click.option("--fail-under", type=float, help="Exit with status 3 when a notebook scores below this.")
 @click.option("--timeout", default=30.0, show_default=True, help="Seconds a cell or a call may run.")
+@BUDGET
 @click.option("--jobs", "-j", default=0, help="Cores to grade on: that many notebooks at once (0: every core).")
 @UNSAFE
 def grade_command(paths, as_json, junit, gradescope, hidden_visibility, assignment, summary, fail_under, timeout,
-                  jobs, unsafe):
+                  budget, jobs, unsafe):
     """Grade notebooks (files, or folders of them) on the course's hidden graders.
 
     A notebook that cannot be read (not UTF-8, not JSON, not this course's) costs only itself: it is
@@ -98,7 +111,7 @@ def grade_command(paths, as_json, junit, gradescope, hidden_visibility, assignme
     try:
         root = _root()
         notebooks, unreadable, assignment = _gradable(paths, root, assignment)
-        settings = _settings(timeout, unsafe)
+        settings = _settings(timeout, unsafe, budget, jobs)
     except click.ClickException as exc:
         if gradescope:
             gradescope.write_text(outputs.gradescope_refusal(exc.message), encoding="utf-8")
@@ -199,6 +212,7 @@ def new_question_command(assignment, question):
 @click.option("--student", help="Grade only this student's submission.")
 @click.option("--jobs", "-j", default=0, help="Cores to grade on: that many notebooks at once (0: every core).")
 @click.option("--timeout", default=30.0, show_default=True, help="Seconds a cell or a call may run.")
+@BUDGET
 @UNSAFE
 @click.option("--scheduler", metavar="ADDRESS",
               help="Grade on the Dask cluster whose scheduler is at ADDRESS (tcp://host:8786) instead of --jobs "
@@ -208,7 +222,7 @@ def new_question_command(assignment, question):
 @click.option("--collect", is_flag=True,
               help="With --watch: also run nbgrader's collect --update from the exchange before each look.")
 @click.option("--interval", default=1.0, show_default=True, help="With --watch: seconds between looks.")
-def autograde_command(assignment, student, jobs, timeout, unsafe, scheduler, watch, collect, interval):
+def autograde_command(assignment, student, jobs, timeout, budget, unsafe, scheduler, watch, collect, interval):
     """Grade submitted/<student>/ASSIGNMENT/ in the sandbox; write autograded/ and nbgrader's gradebook."""
     from rich.console import Console
 
@@ -217,11 +231,11 @@ def autograde_command(assignment, student, jobs, timeout, unsafe, scheduler, wat
     from reading_maths.reports.tables import autograde_table
 
     if watch:
-        _watch(assignment, _settings(timeout, unsafe), jobs, collect, interval)
+        _watch(assignment, _settings(timeout, unsafe, budget, jobs), jobs, collect, interval)
         return
     root = _root()
     try:
-        outcomes = autograde(root, assignment, _settings(timeout, unsafe), student=student, jobs=jobs,
+        outcomes = autograde(root, assignment, _settings(timeout, unsafe, budget, jobs), student=student, jobs=jobs,
                              scheduler=scheduler)
     except LookupError as exc:
         raise click.ClickException(str(exc.args[0])) from None
@@ -262,11 +276,13 @@ def _watch(assignment: str, settings, jobs: int, collect: bool, interval: float)
 
 
 @main.command("doctor")
-def doctor_command():
+@click.option("--jobs", "-j", default=0,
+              help="The --jobs you grade with (0: every core): it sizes each sandbox's memory.")
+def doctor_command(jobs):
     """Print which isolation this machine gives student code, and why; exit 1 when grading would refuse."""
     from reading_maths.sandbox.doctor import guarantees
 
-    mode, found = guarantees()
+    mode, found = guarantees(jobs)
     names = {"bwrap": "full sandbox as root (bwrap + another uid)",
              "userns": "full sandbox as an ordinary user (bwrap in a user namespace)",
              "plain": "NO SANDBOX: grading refuses unless --unsafe-no-sandbox"}

@@ -165,8 +165,9 @@ def sync_points(root: Path, assignment: str) -> bool:
     nb = nbformat.read(path, as_version=4)
     changed = False
     for cell in nb.cells:
-        if is_test_cell(cell):
-            points = load_grader(Path(root) / "graders" / assignment / f"{grade_id(cell)}.py").max_score
+        grader = Path(root) / "graders" / assignment / f"{grade_id(cell)}.py"
+        if is_test_cell(cell) and grader.is_file():  # (a copy of source/ alone keeps the points it has)
+            points = load_grader(grader).max_score
             if cell.metadata.nbgrader.get("points") != points:
                 cell.metadata.nbgrader["points"] = points
                 changed = True

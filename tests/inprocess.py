@@ -27,7 +27,7 @@ SLOW = {
 }
 """The markers of the tests ``--fast`` leaves out, and what each says about its test."""
 
-QUICK = {"ruff", "git"}
+QUICK = {"ruff", "git", "lint-imports"}
 """Programs an in-process test may run (each answers in well under a second)."""
 
 CPU_BUDGET = 3.0

@@ -546,3 +546,12 @@ def test_student_markup_stays_text_in_comments_and_feedback_html(prepared, tmp_p
     parser.feed(page)
     assert "your code raised an exception" in page and "onerror" in page  # shown, as text
     assert not parser.live, parser.live
+
+
+def test_nbgrader_autograde_keeps_to_the_notebook_budget(prepared, tmp_path):
+    course = copy_course(prepared / "course", tmp_path / "course")
+    nbgrader(course, "autograde", ASSIGNMENT, "--student=right", "--create", "--force", "--log-level=WARN",
+             "--GradeInSandbox.budget=0.01")  # nbgrader_config.py's c.GradeInSandbox.budget, from the command line
+    assert set(auto_scores(course, "right").values()) == {0}
+    assert all("time budget (0.01 s" in (text or "") for text in comments(course, "right").values()), \
+        comments(course, "right")

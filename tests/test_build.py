@@ -110,6 +110,13 @@ def test_release_stub_scores_zero_with_the_format_message():
         assert any("should be a non-empty string" in line for line in result.feedback), result.feedback
 
 
+@pytest.mark.parametrize("question", ENTRIES)
+def test_each_cheat_and_unfair_case_gets_exactly_its_score(question):
+    corpus = runpy.run_path(str(ROOT / "tests" / "corpora" / "build" / f"{question}.py"))
+    scores = {name: _grade(question, corpus["WRONG"][name][0]).score for name in corpus.get("SCORES", {})}
+    assert scores == corpus.get("SCORES", {})
+
+
 def test_equation_must_differ_from_the_other_entries():
     env = vars(reference("build"))
     twin = dict(env["entry_2"])
@@ -308,3 +315,27 @@ def test_probes_keep_kinds_labels_and_infinities_and_grow_the_declared_shapes():
         assert set(np.unique(drawn["t"])) <= {0.0, 1.0} and np.shape(drawn["t"]) == (d,)  # labels stay labels
         assert drawn["n"] == 3 and np.shape(drawn["m"]) == (b, 2)
     assert any(np.shape(drawn["x"]) != (1, 3) for drawn in found[4:])
+
+
+def slow_double(x):
+    x = np.asarray(x, dtype=float)
+    return 2.0 * x + 0.0 * x
+
+
+def check_slowly():
+    __import__("time").sleep(0.6)
+    assert np.allclose(slow_double([1.0, -2.0]), [2.0, -4.0])
+
+
+def test_a_test_cut_off_by_a_time_limit_is_told_so(monkeypatch):
+    from reading_maths.kit import build, strength
+
+    monkeypatch.setattr(strength, "DECOY_LIMIT", 0.3)
+    found = _judge(slow_double, check_slowly, _entry({"x": [1.0, -2.0]}))
+    assert found.decoy_timed_out == 0.3 and not found.decoy_failed and found.share == 0.0
+    entry = {"paper": "p", "equation": "y = 2x", "symbols": {"x": ("x", ("n",), "x"), "y": ("y", ("n",), "return")},
+             "example": {"inputs": {"x": [1.0, -2.0]}, "output": [2.0, -4.0]}}
+    with pytest.raises(AssertionError, match="stopped after 0.3 s, the time limit of one run") as told:
+        build.strong(build._Entry(1, {"entry_1": entry, "implementation_1": slow_double, "test_1": check_slowly}),
+                     0.5, 1)
+    assert "judges" not in str(told.value)

@@ -30,6 +30,8 @@ from reading_maths.grading.engine import Settings
 from reading_maths.sandbox.process import Limits, choose
 from test_hostile import submission
 
+pytestmark = [pytest.mark.sandbox, pytest.mark.slow]
+
 REPO = Path(__file__).resolve().parents[1]
 CLASS = [f"s{i:02d}" for i in range(30)]
 SHOWN_KEYS = {"id", "user", "notebook", "assignment", "questions", "show", "score", "max_score", "errors"}

@@ -10,7 +10,7 @@ import pytest
 
 from conftest import ROOT, grade_in_process
 from reading_maths.course import Assignment
-from reading_maths.kit import reference
+from reading_maths.kit import Question, reference
 
 CORPORA = sorted((ROOT / "tests" / "corpora").glob("*/*.py"))
 
@@ -67,3 +67,20 @@ def test_reference_gets_full_marks_and_blank_gets_zero(path):
     assert full.score == full.max_score > 0, full.feedback
     blank = grade_in_process(assignment, question, {})
     assert blank.score == 0 and blank.status == "missing"
+
+
+def _explanations(assignment: str, question: str) -> list[str]:
+    """The messages of the grader's properties (the text's facts a wrong answer may break)."""
+    namespace = runpy.run_path(str(Assignment(assignment, ROOT).grader(question).path))
+    return [p.message for v in namespace.values() if isinstance(v, Question) for p in v.properties]
+
+
+@pytest.mark.parametrize("assignment, question, entry", _entries("WRONG"))
+def test_feedback_never_contradicts_itself(assignment, question, entry):
+    """One explanation for a wrong answer: at most one mistake named, and no broken property beside it or
+    beside another property (a mistake that explains some cases and not others is not named at all)."""
+    result = grade_in_process(assignment, question, entry[0])
+    failed = [c.message for c in result.cases if not c.passed]
+    broken = {p for p in _explanations(assignment, question) if any(p in m for m in failed)}
+    assert len(result.mistakes) <= 1 and not (result.mistakes and broken) and len(broken) <= 1, \
+        (result.mistakes, broken)

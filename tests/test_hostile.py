@@ -50,8 +50,9 @@ from hostile.ordinary import as_user, ordinary_user
 from classroom.builder import answered
 from conftest import ROOT
 from reading_maths.notebook import grade_id
+from reading_maths.sandbox import uids
 from reading_maths.sandbox.inside import wire
-from reading_maths.sandbox.process import SCRATCH_PREFIX, UID_BASE, UID_SPAN, inspect
+from reading_maths.sandbox.process import SCRATCH_PREFIX, inspect
 
 pytestmark = pytest.mark.sandbox
 
@@ -124,7 +125,7 @@ def snapshot(top: Path, skip: set[str] = frozenset()) -> dict[str, tuple]:
 def host_markers() -> set[str]:
     """Marker files anywhere an attack might reach on the host."""
     found = set()
-    for top in (Path("/tmp"), Path("/work"), Path.home()):
+    for top in (Path("/tmp"), Path("/work"), Path("/dev/shm"), Path.home()):
         try:
             found |= {str(p) for p in top.iterdir() if "rm-hostile" in p.name or p.name == ".OTTER_LOG"}
         except OSError:
@@ -156,7 +157,7 @@ def sandboxed(uid: int) -> bool:
     """A uid sandboxes run as (see reading_maths.sandbox.process.sandbox_uid), nobody's, or the
     ordinary grading user's (in a user namespace the sandbox is that user on the host)."""
     graders = {ordinary_user()[0]} if os.geteuid() == 0 else set()
-    return uid == 65534 or UID_BASE <= uid < UID_BASE + UID_SPAN or uid in graders
+    return uid == 65534 or uid in uids.configured() or uid in graders
 
 
 def leftovers() -> list[str]:

@@ -8,7 +8,10 @@
   ``--unsafe-no-sandbox``;
 - a killed run's scratch folders and cgroups are removed by the next run;
 - a 64 MiB message of millions of empty lists is refused before it is parsed;
-- shared memory (memfd) counts against a sandbox's memory cap where cgroups are given.
+- memfd, which no rlimit counts, is refused (the syscall filter), cgroups or not;
+- a slow but right notebook (every call just under its deadline) is stopped by the notebook's time
+  budget, the questions it did not reach get 0 saying so, and the honest students behind it in the same
+  worker keep full marks.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from hostile.attacks import ATTACKS
+from hostile.attacks import ATTACKS, SLOW_BUT_RIGHT, SLOW_CALL
 from hostile.ordinary import as_user, ordinary_user
 
 from conftest import ROOT
@@ -167,7 +170,8 @@ def test_millions_of_empty_lists_are_refused_before_parsing():
 
 MEMFD_HOG = '''
 import dataclasses, json, sys
-from reading_maths.sandbox.process import Limits, choose
+from reading_maths.sandbox.limits import Limits
+from reading_maths.sandbox.process import choose
 from reading_maths.sandbox.session import Cell, StudentSession
 HOG = """
 import os, mmap
@@ -186,7 +190,7 @@ with StudentSession([Cell(0, "the hog", HOG)], ["probe"], box, cell_timeout=20) 
 '''
 
 
-def test_shared_memory_counts_against_the_sandbox_memory_cap(mode):
+def test_memfd_is_refused_so_shared_memory_never_escapes_the_cap(mode):
     folder = shared_folder()
     script = folder / "hog.py"
     script.write_text(MEMFD_HOG)
@@ -199,7 +203,44 @@ def test_shared_memory_counts_against_the_sandbox_memory_cap(mode):
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     seen = json.loads(done.stdout)
-    if not seen["cgroups"]:
-        pytest.skip("this machine gives this user no cgroup caps (reading-maths doctor says why)")
     assert seen["names"]["probe"] == {"kind": "missing"}, seen
-    assert "ended the notebook's Python process" in seen["errors"]["0"], seen
+    # memfd is refused by the syscall filter (sandbox/syscall_filter.py); the cgroup would have counted it
+    assert "PermissionError" in seen["errors"]["0"], seen
+
+
+BUDGET = 20
+"""The slow notebook's budget in seconds: its softmax alone makes 15 slow calls (90 s)."""
+
+
+@pytest.fixture(scope="module")
+def budgeted(mode):
+    subs = shared_folder()
+    submission(subs, "0_slow_but_right", SLOW_BUT_RIGHT, 0)
+    for i in range(2):
+        submission(subs, f"{i + 1}_honest", None, 0)
+    try:
+        results, elapsed = grade(subs, mode, "--jobs", "1", "--timeout", str(SLOW_CALL + 2), "--budget", str(BUDGET))
+        return by_name(results), elapsed
+    finally:
+        shutil.rmtree(subs, ignore_errors=True)
+
+
+def test_a_slow_but_right_notebook_stops_at_its_budget(budgeted):
+    results, _ = budgeted
+    slow = results["0_slow_but_right"]
+    softmax, *rest = slow["questions"]
+    assert softmax["status"] == "timeout" and "time budget (20 s" in softmax["feedback"][0], softmax
+    passed = [c["passed"] for c in softmax["cases"]]
+    cut = passed.index(False)
+    assert cut >= 1 and not any(passed[cut:]), passed  # right while it ran: each case passed until the budget
+    assert 0 < softmax["score"] < softmax["max_score"]
+    assert [q["status"] for q in rest] == ["timeout"] * len(rest), rest
+    assert all(q["score"] == 0 and "time budget" in q["feedback"][0] for q in rest), rest
+    assert any(f"time budget of {BUDGET} s ran out" in e for e in slow["errors"]), slow["errors"]
+
+
+def test_the_students_behind_a_slow_notebook_keep_full_marks_in_bounded_time(budgeted):
+    results, elapsed = budgeted
+    honest = [r for name, r in results.items() if "honest" in name]
+    assert len(honest) == 2 and all(r["score"] == r["max_score"] > 0 for r in honest), honest
+    assert elapsed < BUDGET + 200, elapsed

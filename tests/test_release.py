@@ -24,7 +24,7 @@ def _cells(path):
 def regenerated(tmp_path_factory):
     course = tmp_path_factory.mktemp("course")
     shutil.copytree(ROOT / "source", course / "source")
-    shutil.copytree(ROOT / "graders", course / "graders")  # release takes each question's points from its grader
+    shutil.copytree(ROOT / "graders", course / "graders")  # release takes each grade cell's points from its grader
     shutil.copy(ROOT / "nbgrader_config.py", course)
     release(course, ASSIGNMENTS, db_url=f"sqlite:///{course / 'gradebook.db'}")
     return course

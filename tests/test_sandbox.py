@@ -11,9 +11,10 @@ import pytest
 from hostile.ordinary import as_user, ordinary_user
 
 from conftest import ROOT
+from reading_maths.sandbox import uids
 from reading_maths.sandbox.errors import CallTimeout, ProcessDied, StudentError
 from reading_maths.sandbox.inside import wire
-from reading_maths.sandbox.process import SLOTS, UID_BASE, UID_SPAN, Sandbox, bound_paths, choose, sandbox_uid
+from reading_maths.sandbox.process import SLOTS, Sandbox, bound_paths, choose, sandbox_uid
 from reading_maths.sandbox.session import Cell, StudentSession
 
 pytestmark = pytest.mark.sandbox
@@ -271,7 +272,7 @@ def test_the_fork_servers_children_see_what_bubblewraps_children_see(mode):
     assert kind == "Forked", "the batch's children come from the fork server here"
     for view in (forked, spawned):
         uid = view["status"].pop("Uid")
-        assert len(set(uid)) == 1 and UID_BASE <= int(uid[0]) < UID_BASE + UID_SPAN
+        assert len(set(uid)) == 1 and int(uid[0]) in uids.configured()
         view["status"].pop("Gid")
     assert forked == spawned
     assert forked["pids"] == ["1", "2"] and forked["pid"] == 2 and forked["net"] != "open"
@@ -361,3 +362,15 @@ def test_degraded_sandbox_still_grades(monkeypatch):
     with session("probe = __import__('os').getpid() > 0", sandbox=Sandbox("plain")) as s:
         assert s.env()["probe"] is True
     assert os.environ.get("HOME")  # the trusted side's environment is untouched
+
+
+def test_a_notebooks_trials_share_its_time_budget():
+    from reading_maths.sandbox.rerun import SessionTrials
+
+    cells = [Cell(0, "cell 1", "def f():\n    return 1\n")]
+    with StudentSession(cells, ["f"], SANDBOX, cell_timeout=5, call_timeout=5, budget=4) as notebook:
+        trials = SessionTrials(notebook, "f", [("f", {})])
+        assert trials.run("def f():\n    return 2\n", 5) == [("value", 2)]  # within the budget: it runs
+        time.sleep(notebook.remaining())
+        assert trials.run("def f():\n    return 3\n", 5) != [("value", 3)], "a trial ran past the budget"
+        assert notebook.interruption()[0] == "timeout"

@@ -56,6 +56,7 @@ def check(path, columns: list[str], text_columns: list[str]) -> list[dict[str, s
     return found
 
 
+@pytest.mark.slow
 def test_nbgrader_export_is_quoted_and_inert(course, tmp_path):
     nbgrader(course, "export", "--to", str(tmp_path / "export.csv"), "--log-level=WARN")
     rows = check(tmp_path / "export.csv", NBGRADER_COLUMNS, ["student_id", "first_name", "last_name", "email"])
@@ -63,6 +64,7 @@ def test_nbgrader_export_is_quoted_and_inert(course, tmp_path):
     assert {r["first_name"] for r in rows} >= {"'=1+1", "'\\x09Tab", 'say "hi"'}
 
 
+@pytest.mark.slow
 def test_report_csv_is_quoted_and_inert(course, tmp_path):
     reading_maths(course, "report", A, "--out", str(tmp_path / "report"))
     rows = check(tmp_path / "report" / "grades.csv", ["student_id", "last_name", "first_name", "email", A, "total"],

@@ -23,6 +23,8 @@ from test_autograde import nbgrader, reading_maths, run
 from classroom.builder import answered
 from conftest import ROOT
 
+pytestmark = [pytest.mark.sandbox, pytest.mark.slow]
+
 A = "notation"
 RM = str(Path(sys.executable).parent / "reading-maths")
 STAMP = "%Y-%m-%d %H:%M:%S.%f UTC"

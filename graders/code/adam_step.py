@@ -21,7 +21,7 @@ REF = reference("code")
 
 # -- the mistake catalogue: one wrong line of Algorithm 1 each ------------------------------------------
 
-def _wrong_step(*, m_power=True, v_power=True, shift=0, g_squared=True, eps_inside=False,
+def _wrong_step(*, m_power=True, v_power=True, shift=0, g_squared=True, eps_inside=False, eps_squared=False,
                 correct_m=True, correct_v=True, sign=-1.0, return_hats=False, efficient=False):
     """A version of Algorithm 1's loop body with one line changed."""
 
@@ -37,6 +37,8 @@ def _wrong_step(*, m_power=True, v_power=True, shift=0, g_squared=True, eps_insi
             theta_t = theta - alpha_t * m_t / (np.sqrt(v_t) + eps)
         elif eps_inside:
             theta_t = theta + sign * alpha * m_hat / np.sqrt(v_hat + eps)
+        elif eps_squared:
+            theta_t = theta + sign * alpha * m_hat / np.sqrt(v_hat + eps**2)
         else:
             theta_t = theta + sign * alpha * m_hat / (np.sqrt(v_hat) + eps)
         return (theta_t, m_hat, v_hat) if return_hats else (theta_t, m_t, v_t)
@@ -74,6 +76,13 @@ MISTAKES = [
         "You put epsilon inside the square root. Algorithm 1 adds it after the root: "
         "m-hat / (np.sqrt(v-hat) + eps). The difference shows when the gradients are tiny.",
         _wrong_step(eps_inside=True),
+    ),
+    Mistake(
+        "eps-squared-inside-sqrt",
+        "You add epsilon squared inside the square root: np.sqrt(v-hat + eps**2) is not np.sqrt(v-hat) + eps, and "
+        "it differs when v-hat is near epsilon squared (gradients about the size of epsilon). Algorithm 1 adds "
+        "epsilon after the root: m-hat / (np.sqrt(v-hat) + eps).",
+        _wrong_step(eps_squared=True),
     ),
     Mistake(
         "efficient-form",

@@ -70,6 +70,16 @@ def _unstable_log_sigmoid(pi_w, pi_l, ref_w, ref_l, beta=0.1):
     return float(-np.mean(np.log(1.0 / (1.0 + np.exp(-margin)))))
 
 
+def _log_sigmoid_of_sum(pi_w, pi_l, ref_w, ref_l, beta=0.1):
+    pi_w, pi_l, ref_w, ref_l = _arrays(pi_w, pi_l, ref_w, ref_l)
+    return float(np.logaddexp(0.0, -np.sum(beta * ((pi_w - ref_w) - (pi_l - ref_l)))))
+
+
+def _log_sigmoid_of_mean(pi_w, pi_l, ref_w, ref_l, beta=0.1):
+    pi_w, pi_l, ref_w, ref_l = _arrays(pi_w, pi_l, ref_w, ref_l)
+    return float(np.logaddexp(0.0, -np.mean(beta * ((pi_w - ref_w) - (pi_l - ref_l)))))
+
+
 def _no_log(pi_w, pi_l, ref_w, ref_l, beta=0.1):
     pi_w, pi_l, ref_w, ref_l = _arrays(pi_w, pi_l, ref_w, ref_l)
     margin = beta * ((pi_w - ref_w) - (pi_l - ref_l))
@@ -86,8 +96,10 @@ MISTAKES = [
     ),
     Mistake(
         "chosen-rejected-swapped",
-        "Your margin has the wrong sign: the chosen (w) and rejected (l) responses are swapped, so the loss "
-        "rewards preferring the rejected one. The chosen log-ratio comes first: (pi_w - ref_w) - (pi_l - ref_l).",
+        # (pi_l - ref_l) - (pi_w - ref_w) and (ref_w - pi_w) - (ref_l - pi_l) give the same numbers: say the effect
+        "Your margin has the wrong sign, so the loss rewards preferring the rejected response. The margin is the "
+        "chosen log-ratio minus the rejected one, each log-ratio policy minus reference: "
+        "(pi_w - ref_w) - (pi_l - ref_l).",
         _swapped,
     ),
     Mistake(
@@ -113,6 +125,18 @@ MISTAKES = [
         "You sum the losses of the batch. The expectation E[...] is an average over samples: take the mean, "
         "so the loss does not grow with the batch size.",
         _sum_not_mean,
+    ),
+    Mistake(
+        "log-sigmoid-of-sum",
+        "You sum the margins of the batch and take one log-sigmoid of the sum. The loss is a mean over examples of "
+        "each example's own -log sigmoid(margin): take -log sigmoid of each margin first, then the mean.",
+        _log_sigmoid_of_sum,
+    ),
+    Mistake(
+        "log-sigmoid-of-mean",
+        "You take the log-sigmoid of the mean margin. The loss is the mean of each example's -log sigmoid(margin): "
+        "-log sigmoid is not linear, so take it of each margin first, then the mean.",
+        _log_sigmoid_of_mean,
     ),
     Mistake(
         "loss-sign",
@@ -191,7 +215,11 @@ PROPERTIES = [
              "-np.logaddexp(0, -u), with no clipping.", _grows_without_bound),
 ]
 
-q = Question("dpo_loss", REF.dpo_loss, MISTAKES, properties=PROPERTIES)
+_R = hidden_rng(SEED, "probes")
+_W = -np.abs(2 * _R.standard_normal((4, 5))) - 0.5  # ordinary batches, where the mistakes tell apart
+PROBES = [(tuple(_W), {}), (tuple(_W[:, :3]), {"beta": 0.7}), (tuple(_W[:, :1]), {"beta": 2.0}),
+          ((_W[0] - 40.0, *_W[1:]), {"beta": 1.0})]
+q = Question("dpo_loss", REF.dpo_loss, MISTAKES, properties=PROPERTIES, probes=PROBES)
 
 TEXT = {"pi_w": np.array([-1.0, -3.0]), "pi_l": np.array([-4.0, -2.0]),
         "ref_w": np.array([-2.0, -3.0]), "ref_l": np.array([-3.0, -2.0])}

@@ -35,6 +35,13 @@ def _global_max(z, T=1.0):
     return e / e.sum(axis=-1, keepdims=True)
 
 
+def _axis_one(z, T=1.0):
+    z = _logits(z, T)
+    axis = 1 if z.ndim > 1 else -1
+    e = np.exp(z - z.max(axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
+
+
 def _axis_zero(z, T=1.0):
     z = _logits(z, T)
     e = np.exp(z - np.max(z))
@@ -94,6 +101,12 @@ MISTAKES = [
         "Your softmax normalises down the columns (axis 0) instead of along each row. Softmax acts on each row "
         "separately: sum along the last axis, e.sum(axis=-1, keepdims=True).",
         _axis_zero,
+    ),
+    Mistake(
+        "axis-one",
+        "Your softmax works along axis 1, which is the last axis only of a 2-D batch: with more batch axes the "
+        "logits of each row are still on the last axis. Use axis=-1 (with keepdims=True).",
+        _axis_one,
     ),
     Mistake(
         "global-sum",
@@ -192,7 +205,8 @@ PROPERTIES = [
              "and raising T flattens it towards uniform. Yours does not change that way with T.", _lower_t_sharpens),
 ]
 
-PROBES = [((_Z,), {}), ((_Z,), {"T": 0.5}), ((_Z,), {"T": 3.0}), ((_Z[:1] + 900.0,), {})]
+PROBES = [((_Z,), {}), ((_Z,), {"T": 0.5}), ((_Z,), {"T": 3.0}), ((_Z[:1] + 900.0,), {}),
+          ((_Z.reshape(2, 2, 5),), {}), ((_Z[:, :1],), {})]  # more than two axes; one-element rows
 q = Question("softmax", REF.softmax, MISTAKES, properties=PROPERTIES, probes=PROBES)
 
 

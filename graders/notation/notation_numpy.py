@@ -6,6 +6,7 @@ import numpy as np
 from otter.test_files import test_case
 
 from reading_maths.kit import Mistake, Question, hidden_rng, reference
+from reading_maths.kit.properties import Property, close, one
 
 SEED = 3141
 REF = reference("notation")
@@ -77,9 +78,65 @@ ALTERNATIVE_READINGS = {
                             "exp(S) along each row, not S / its row sum.",
                             lambda S: S / S.sum(axis=1, keepdims=True))],
 }
-for _name, _readings in ALTERNATIVE_READINGS.items():
+MORE_SLIPS = {
+    "indicator": [Mistake("indicator-non-strict", "1[x_i > 0] is 0 where x_i = 0: the condition is strict, x > 0, "
+                          "not x >= 0.", lambda x: (np.asarray(x) >= 0).astype(float)),
+                  Mistake("indicator-sign", "np.sign gives -1 for negative entries; the indicator is 1 where the "
+                          "condition holds and 0 elsewhere: (x > 0).astype(float).", lambda x: np.sign(x))],
+    "reparam": [Mistake("reparam-variance", "σ is the standard deviation: z = μ + σ ⊙ ε uses sigma itself, not "
+                        "sigma squared.", lambda mu, sigma, eps: mu + sigma**2 * eps),
+                Mistake("reparam-no-mu", "The mean is missing: z = μ + σ ⊙ ε shifts the scaled noise by mu.",
+                        lambda mu, sigma, eps: sigma * eps)],
+    "log_prod": [Mistake("log-of-product", "np.log(np.prod(p)) underflows: the product of many probabilities "
+                         "rounds to 0 and its log is -inf. Sum the logs instead: np.sum(np.log(p)).",
+                         lambda p: np.log(np.prod(p)))],
+    "kl": [Mistake("kl-unweighted", "Each log-ratio log(p_i / q_i) is weighted by p_i before the sum: "
+                   "sum(p * log(p / q)).", lambda p, q: np.sum(np.log(p / q)))],
+}
+for _name, _readings in [*ALTERNATIVE_READINGS.items(), *MORE_SLIPS.items()]:
     MISTAKES[_name] = MISTAKES[_name] + _readings
-Q = {n: Question(n, getattr(REF, n), MISTAKES[n]) for n in MISTAKES}
+
+
+def _symmetric(call):
+    """x^T y = y^T x, and (2x)^T y = 2 x^T y."""
+    x, y = _PROBE[:5], _PROBE[5:10]
+    return close(one(call, x, y), one(call, y, x)) and close(one(call, 2 * x, y), 2 * one(call, x, y))
+
+
+def _norm_scales(call):
+    """||c x|| = |c| ||x||, and ||x|| >= 0."""
+    x = _PROBE[:7]
+    base = one(call, x)
+    return close(one(call, -3 * x), 3 * base) and bool(np.all(base >= 0))
+
+
+def _rows_sum_to_one(call):
+    """Each row of a softmax sums to 1 and adding a number to a row changes nothing."""
+    S = _PROBE[:12].reshape(3, 4)
+    W = one(call, S)
+    return close(W.sum(axis=1), np.ones(3)) and close(one(call, S + 5.0), W)
+
+
+def _kl_of_itself(call):
+    """KL(p || p) = 0, and KL(p || q) >= 0."""
+    p = np.abs(_PROBE[:5]) + 0.1
+    p, q = p / p.sum(), np.full(5, 0.2)
+    return close(one(call, p, p), 0.0, atol=1e-12) and bool(one(call, p, q) >= 0)
+
+
+_PROBE = hidden_rng(SEED, "properties").normal(size=12)
+PROPERTIES = {
+    "dot": [Property("dot-symmetric", "The dot product is symmetric and linear: x^T y = y^T x, and doubling x "
+                     "doubles it. Yours is not: add up x_i * y_i, (x * y).sum().", _symmetric)],
+    "norm": [Property("norm-scales", "A length scales with the vector: ||c x|| = |c| ||x||, never negative. Yours "
+                      "does not: np.sqrt((x ** 2).sum()).", _norm_scales)],
+    "row_softmax": [Property("rows-sum-to-one", "Each row of a softmax sums to 1 and does not change when a number "
+                             "is added to the whole row. Yours does not: exp of each row, over its own sum.",
+                             _rows_sum_to_one)],
+    "kl": [Property("kl-zero-on-itself", "KL(p || p) = 0 and KL(p || q) >= 0 (Gibbs' inequality). Yours is not: "
+                    "sum(p * log(p / q)).", _kl_of_itself)],
+}
+Q = {n: Question(n, getattr(REF, n), MISTAKES[n], properties=PROPERTIES.get(n, ())) for n in MISTAKES}
 
 
 def _inputs(fname, rng):
@@ -89,7 +146,9 @@ def _inputs(fname, rng):
     if fname in ("dot", "reparam"):
         k = int(rng.integers(3, 9))
         return (v(k), v(k)) if fname == "dot" else (v(k), np.abs(v(k)) + 0.1, v(k))
-    if fname in ("norm", "indicator", "mean_square", "square"):
+    if fname == "indicator":  # with zeros, where x > 0 and x >= 0 part
+        return (np.concatenate([v(int(rng.integers(3, 9))), [0.0, 0.0]]),)
+    if fname in ("norm", "mean_square", "square"):
         return (v(int(rng.integers(3, 9))),)
     if fname == "accuracy":
         k = int(rng.integers(5, 12))
@@ -97,8 +156,8 @@ def _inputs(fname, rng):
     if fname == "best_x":
         xs = np.sort(rng.uniform(-3, 3, size=9))
         return xs, rng.normal(size=9) + 2.0
-    if fname == "log_prod":
-        return (rng.uniform(0.05, 1.0, size=int(rng.integers(3, 9))),)
+    if fname == "log_prod":  # long enough that the product underflows
+        return (rng.uniform(0.01, 0.3, size=int(rng.integers(3, 9)) * 150),)
     if fname == "scores":
         return rng.normal(size=(2, 5)), rng.normal(size=(3, 5))
     if fname == "kl":

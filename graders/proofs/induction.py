@@ -44,6 +44,9 @@ BASE_MISTAKES = [
     ("g(1)", "m_1 = β₁ m_0 + (1 - β₁) g_1: the new gradient enters with the factor (1 - β₁)."),
     ("beta1*g(1)", "m_1 = β₁ m_0 + (1 - β₁) g_1: the new gradient is weighted by (1 - β₁), not β₁."),
     ("(1 - beta1)*g(0)", "Adam's first gradient is g_1; there is no g_0."),
+    ("1 - beta1", "Your m_1 has no gradient in it: the factor (1 - β₁) multiplies the first gradient, "
+                  "m_1 = β₁ m_0 + (1 - β₁) g_1 = (1 - β₁) g_1, so write g(1) in it."),
+    ("0", "m_1 is not 0: m_0 = 0, but the first step adds the first gradient, m_1 = (1 - β₁) g_1."),
 ]
 
 

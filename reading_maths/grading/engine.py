@@ -21,7 +21,7 @@ from reading_maths.notebook import NotANotebook, grade_id, is_test_cell, nbgrade
 from reading_maths.results import GradeResult
 from reading_maths.sandbox.child_starter import starter
 from reading_maths.sandbox.process import Sandbox
-from reading_maths.sandbox.session import Cell, StudentSession
+from reading_maths.sandbox.session import DEFAULT_BUDGET, Cell, StudentSession
 
 
 class NotGradable(ValueError):
@@ -30,13 +30,15 @@ class NotGradable(ValueError):
 
 @dataclass(frozen=True)
 class Settings:
-    """How to run student code: the sandbox, the wall-clock limits of a cell and of a call, and whether
-    children are started one notebook ahead (``ahead``: in a batch's worker processes, one thread each)."""
+    """How to run student code: the sandbox, the wall-clock limits of a cell, of a call and of a whole notebook
+    (``budget``), and whether children are started one notebook ahead (``ahead``: in a batch's worker
+    processes, one thread each)."""
 
     sandbox: Sandbox
     cell_timeout: float = 30.0
     call_timeout: float = 10.0
     ahead: bool = False
+    budget: float = DEFAULT_BUDGET
 
 
 def load(path: Path, root: Path, assignment: Assignment | None = None, shown: str | None = None):
@@ -128,7 +130,8 @@ def grade(nb_path: Path, settings: Settings, root: Path, assignment: Assignment 
     upto = [places.get(g.question) for g in graders]
     ahead = starter(settings.sandbox, assignment.imports) if settings.ahead and settings.sandbox.isolated else None
     session = StudentSession(cells, names, settings.sandbox, settings.cell_timeout, settings.call_timeout,
-                             upto=upto[0] if upto else None, starter=ahead, preload=assignment.imports)
+                             upto=upto[0] if upto else None, budget=settings.budget, starter=ahead,
+                             preload=assignment.imports)
     with session, warnings.catch_warnings(), np.errstate(all="ignore"), \
             contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
         warnings.simplefilter("ignore")
@@ -142,4 +145,8 @@ def grade(nb_path: Path, settings: Settings, root: Path, assignment: Assignment 
     result.errors += [session.cell_errors[i] for i in sorted(session.cell_errors, key=abs)]
     if session.start_error:
         result.errors.append(session.start_error)
+    if session.ran_out:
+        cut = sum(q.status == "timeout" and "time budget" in q.problem for q in result.questions)
+        result.errors.append(f"grading stopped: the notebook's time budget of {settings.budget:g} s ran out, "
+                             f"{cut} question(s) not graded to the end")
     return result

@@ -24,6 +24,7 @@ from otter.test_files import test_case
 
 from reading_maths.kit import latex
 from reading_maths.kit.entries import EntryFormatError, read_entry, same_output, shape_problems, tiny_problems
+from reading_maths.kit.novelty import COURSE_EQUATIONS, course_function, known_piece
 from reading_maths.kit.reference import hidden_rng
 from reading_maths.kit.strength import BUDGET, MIN_JUDGED, judged
 from reading_maths.sandbox.errors import CallTimeout, ProcessDied, StudentError
@@ -32,15 +33,6 @@ from reading_maths.sandbox.mutant_calls import definition
 ENTRIES = (1, 2, 3)
 THRESHOLDS = (0.5, 0.7, 0.85, 1.0)
 """A strength case passes when the test kills at least this share of the mutants that count."""
-COURSE_EQUATIONS = {
-    "scaled dot-product attention":
-        r"\mathrm{Attention}(Q, K, V) = \mathrm{softmax}\left(\frac{QK^T}{\sqrt{d_k}}\right) V",
-    "softmax with a temperature": r"q_i = \frac{\exp(z_i / T)}{\sum_j \exp(z_j / T)}",
-    "Adam's update": r"\theta_t = \theta_{t-1} - \alpha \hat{m}_t / (\sqrt{\hat{v}_t} + \epsilon)",
-    "the DPO loss": r"L = -\mathbb{E}\left[\log \sigma\left(\beta\left(\left(\log \pi(y_w|x) - \log ref(y_w|x)\right)"
-                    r" - \left(\log \pi(y_l|x) - \log ref(y_l|x)\right)\right)\right)\right]",
-}
-"""The equations the course text works itself: an entry must pick others."""
 ADVICE = ("A strong test checks the values of the hand-worked example, not only that the function runs or the "
           "shape of what it returns, and pushes to the extremes: a batch of several rows, a large or a zero input, "
           "parameters that are not all ones and zeros.")
@@ -223,18 +215,28 @@ def _source(test: Any) -> str:
         return ""
 
 
-def equation_new(e: _Entry, others: dict[str, Any], worked: dict[str, str]) -> None:
-    known = dict(worked) | COURSE_EQUATIONS
+def equation_new(e: _Entry, others: dict[str, Any], worked: dict[str, str], seed: int) -> None:
+    course = dict(worked) | COURSE_EQUATIONS
+    known = dict(course)
     for name, entry in others.items():
         if isinstance(entry, dict) and isinstance(entry.get("equation"), str):
             known[name] = entry["equation"]
+    equation = e.entry["equation"]
     try:
-        same = [what for what, equation in known.items() if latex.same_equation(e.entry["equation"], equation)]
+        same = [what for what, other in known.items() if latex.same_equation(equation, other)]
+        same += [what for what, other in course.items() if known_piece(equation, other)]
     except latex.LatexError as exc:
         raise AssertionError(f"{e.name}: the equation cannot be read as LaTeX: {exc}.") from None
     if same:
-        raise AssertionError(f"{e.name}: the equation is the same as {same[0]}'s. Pick three different equations "
-                             "from papers you care about, none of them the worked entry or one the course works.")
+        raise AssertionError(f"{e.name}: the equation is the same as {same[0]}'s, or a piece of it, up to the names "
+                             "of its symbols. Pick three different equations from papers you care about, none of "
+                             "them the worked entry or one the course works.")
+    if callable(e.impl):
+        computed = course_function(e.impl, e.entry, hidden_rng(seed, e.name + "/new"))
+        if computed:
+            raise AssertionError(f"{e.name}: your implementation computes the course's {computed} (on your example "
+                                 "and on random inputs of the shapes you declared), so the equation is not new. "
+                                 "Pick an equation the course does not work.")
 
 
 def entry_cases(number: int, seed: int, worked: dict[str, str]) -> dict[str, Callable[..., None]]:
@@ -247,8 +249,8 @@ def entry_cases(number: int, seed: int, worked: dict[str, str]) -> dict[str, Cal
         ("example_reproduced", 2, False, names[:2], example_reproduced),
         ("example_is_tiny", 1, False, names[:1], example_tiny),
         ("test_passes", 1, False, names, test_passes),
-        ("equation_is_new", 1, False, names[:1] + others,
-         lambda e, **env: equation_new(e, {n: env.get(n) for n in others}, worked)),
+        ("equation_is_new", 1, False, names[:2] + others,
+         lambda e, **env: equation_new(e, {n: env.get(n) for n in others}, worked, seed)),
     ]
     checks += [(f"test_kills_{round(100 * t)}_percent_of_mutants", 1, True, names,
                 lambda e, t=t, **env: strong(e, t, seed)) for t in THRESHOLDS]

@@ -76,8 +76,11 @@ class _WrapReturns(ast.NodeTransformer):
     def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.AST:
         return node  # returns of nested functions stay as they are
 
-    visit_AsyncFunctionDef = visit_FunctionDef
-    visit_Lambda = visit_FunctionDef
+    def visit_AsyncFunctionDef(self, node: ast.AsyncFunctionDef) -> ast.AST:
+        return node
+
+    def visit_Lambda(self, node: ast.Lambda) -> ast.AST:
+        return node
 
     def visit_Return(self, node: ast.Return) -> ast.AST:
         if node.value is not None:

@@ -36,7 +36,7 @@ TOLERANCE * (1 + |b|) and at most SMALL * |b| (relative where b is small: 0.01 i
 MAX_PER_INPUT = 12
 MAX_ELEMENTS = 30
 MAX_DIGITS = 3
-MAX_SIZE = 1000
+MAX_SIZE = 10_000
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 

@@ -278,7 +278,7 @@ def uncovered(equation: str, keys: list[str]) -> list[str]:
     """The equation's symbols that no key of the symbol table names (by itself or by its base letter)."""
     named: set[str] = set()
     for key in keys:
-        for symbol in symbols(str(key)):
+        for symbol in symbols(str(key)) or symbols(f"{key}()"):  # a key "\\pi" names the symbol, not 3.14...
             named |= {symbol, base(symbol)}
     return [s for s in symbols(equation) if s not in named and base(s) not in named]
 

@@ -73,7 +73,7 @@ def _random(entry: dict[str, Any], sizes: dict[str, int], rng: np.random.Generat
     made = {}
     for name, value in entry["inputs"].items():
         arr = np.asarray(value)
-        shape = tuple(grown.get(d, d) if isinstance(d, str) else d for d in shapes[name])
+        shape = tuple(grown[d] if isinstance(d, str) else int(d) for d in shapes[name])
         made[name] = _like(arr, shape, rng)
     return made
 

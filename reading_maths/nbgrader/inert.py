@@ -150,7 +150,7 @@ def _nbgrader(meta) -> dict | None:
     """nbgrader's cell metadata with its types checked (formgrader writes ``grade_id`` into ids and scripts)."""
     if not isinstance(meta, dict) or not SAFE_NAME.match(str(meta.get("grade_id", ""))):
         return None
-    checked = {k: bool(meta.get(k)) for k in ("grade", "solution", "locked", "task")}
+    checked: dict[str, bool | float] = {k: bool(meta.get(k)) for k in ("grade", "solution", "locked", "task")}
     try:
         checked["points"] = float(meta.get("points") or 0)
     except (TypeError, ValueError):

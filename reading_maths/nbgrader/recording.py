@@ -198,6 +198,7 @@ class Recorder:
         """Record one student (their notebooks' results keyed by ``(student, notebook id)``) and commit;
         returns what the gradebook then holds for them (and why nbgrader refused the submission, if it did)."""
         gradebook = self.batch.gradebook
+        reason: str | None
         if submission.refused:
             reason = submission.refused
         elif submission.notebooks:

@@ -29,7 +29,9 @@ from reading_maths.inputs import UnsafeInput, unsafe_entries
 from reading_maths.nbgrader.patches import converter_of
 from reading_maths.nbgrader.recording import save_results
 from reading_maths.nbgrader.steps import RESOURCE_KEY, SandboxedAutograde
-from reading_maths.sandbox.process import Limits, Sandbox, choose
+from reading_maths.sandbox.limits import Limits
+from reading_maths.sandbox.process import Sandbox, choose
+from reading_maths.sandbox.session import DEFAULT_BUDGET
 
 
 @functools.cache
@@ -38,7 +40,7 @@ def _sandbox(unsafe: bool, log: logging.Logger) -> Sandbox:
     submission is not graded) unless ``unsafe``."""
     with warnings.catch_warnings(record=True) as seen:
         warnings.simplefilter("always")
-        sandbox = choose(allow_unsafe=unsafe, limits=Limits())
+        sandbox = choose(allow_unsafe=unsafe, limits=Limits.for_jobs(1))  # nbgrader grades one at a time
     for warning in seen:
         log.warning("%s", warning.message)
     return sandbox
@@ -54,6 +56,8 @@ class GradeInSandbox(NbGraderPreprocessor):
     """
 
     timeout = Float(30.0, help="Seconds a student's cell or a call to a student's function may run.").tag(config=True)
+    budget = Float(DEFAULT_BUDGET, help="Seconds one notebook's whole grading may take (all its cells and calls); "
+                   "the questions not graded by then get 0.").tag(config=True)
     unsafe_no_sandbox = Bool(False, help="Grade even where no sandbox can be had (student code then runs as a "
                              "plain subprocess of this user); without it, grading refuses there.").tag(config=True)
 
@@ -67,7 +71,7 @@ class GradeInSandbox(NbGraderPreprocessor):
         if unsafe := unsafe_entries(Path(folder)):  # nbgrader fails this submission and removes its autograded copy
             raise UnsafeInput(errno.EPERM, f"{info['student']}'s submission is refused: {'; '.join(unsafe[:3])}")
         settings = Settings(_sandbox(self.unsafe_no_sandbox, self.log), cell_timeout=self.timeout,
-                            call_timeout=self.timeout)
+                            call_timeout=self.timeout, budget=self.budget)
         result = grade_one(Path(folder, f"{info['notebook']}.ipynb"), settings, Path(coursedir.root).resolve(),
                            info["assignment"])
         mine["result"] = result

@@ -133,12 +133,8 @@ class Cgroup:
         """Kill every task in the cgroup and remove its folders."""
         deadline = time.monotonic() + grace
         while True:
-            alive = self.pids()
-            for pid in alive:
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except OSError:
-                    pass
+            for pid in self.pids():
+                self._kill_member(pid)
             for folder in self.folders:
                 try:
                     folder.rmdir()
@@ -150,6 +146,24 @@ class Cgroup:
             if not self.folders or time.monotonic() > deadline:
                 return
             time.sleep(0.02)
+
+
+    def _kill_member(self, pid: int) -> None:
+        """SIGKILL ``pid`` through a pidfd, once the pidfd is seen to name a member of this cgroup (not a later
+        process given the pid of one that has left)."""
+        try:
+            fd = os.pidfd_open(pid)
+        except OSError:
+            return
+        try:
+            with open(f"/proc/{pid}/cgroup") as fh:
+                paths = [line.rstrip("\n").split(":", 2)[-1] for line in fh]
+            if any(p.endswith(f"/{f.parent.name}/{f.name}") for p in paths for f in self.folders):
+                signal.pidfd_send_signal(fd, signal.SIGKILL)
+        except OSError:
+            pass
+        finally:
+            os.close(fd)
 
 
 def _running(pid: int) -> bool:

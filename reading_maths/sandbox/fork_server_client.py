@@ -26,16 +26,18 @@ import sys
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
 
+from reading_maths.sandbox import syscall_filter
 from reading_maths.sandbox.cgroups import Cgroup
+from reading_maths.sandbox.limits import SCRATCH_BYTES
 from reading_maths.sandbox.process import (
     CHILD_DIR,
-    SCRATCH_BYTES,
+    PROC_MASKED,
     Sandbox,
     bound_paths,
     sandbox_uid,
     site_paths,
 )
-from reading_maths.sandbox.stopping import kill, kill_uid, stop
+from reading_maths.sandbox.stopping import exited, kill, parent, stop
 
 START_TIMEOUT = 30.0
 HELLO_TIMEOUT = 10.0
@@ -48,16 +50,17 @@ class NoForkServer(RuntimeError):
 class Forked:
     """A child forked by the fork server, as a session holds a child process (what it uses of ``Popen``'s interface).
 
-    ``pid`` is the student's process, ``init`` the init of its PID namespace (killing it ends them all);
-    neither is this process's child: the fork server's sandbox reaps them.
+    ``pid`` is the student's process; ``init`` is a pidfd of the init of its PID namespace (killing it ends them
+    all), the only process this side ever signals.  Neither is this process's child: the fork server's sandbox reaps
+    them, so they are only ever named by that pidfd, never by a pid that a later process could have.
     """
 
     def __init__(self, pid: int, init: int, to_child: int, from_child: int, moved: Future | None):
-        self.pid, self.init = pid, init
+        self.pid = pid
         self.stdin = open(to_child, "wb", buffering=0)  # noqa: SIM115 - closed by stopping.Dying
         self.stdout = open(from_child, "rb")  # noqa: SIM115
         self.returncode: int | None = None
-        self._exited = os.pidfd_open(init)
+        self._exited: int | None = init
         self._moved = moved
 
     def wait_moved(self) -> None:
@@ -65,18 +68,21 @@ class Forked:
         if self._moved is not None:
             self._moved.result()
 
+    def init_pidfd(self) -> int | None:
+        """The pidfd of the namespace's init while it runs (None once it has exited)."""
+        self.poll()
+        return self._exited
+
     def poll(self) -> int | None:
-        if self.returncode is None and select.select([self._exited], [], [], 0)[0]:
+        if self.returncode is None and exited(self._exited):
             self.returncode = -signal.SIGKILL
             os.close(self._exited)
+            self._exited = None
         return self.returncode
 
     def kill(self) -> None:
-        for pid in (self.init, self.pid):
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
+        if self.poll() is None:
+            signal.pidfd_send_signal(self._exited, signal.SIGKILL)
 
     def wait(self) -> int | None:
         return self.poll()
@@ -96,15 +102,17 @@ class ForkServer:
     def _start(self) -> None:
         control, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         setup = {"path": list(site_paths()), "preload": list(self.preload), "control": theirs.fileno(),
-                 "bound": [str(p) for p in bound_paths()],
+                 "bound": [str(p) for p in bound_paths()], "proc_masked": list(PROC_MASKED),
                  "processes": self.sandbox.limits.processes, "scratch_bytes": SCRATCH_BYTES,
                  "own_user_namespace": self.sandbox.mode == "userns"}
         argv = [sys.executable, "-I", "-S", "-B", f"{CHILD_DIR}/fork_server.py", json.dumps(setup)]
-        command = self.sandbox.limits.prlimit(processes=False) + self.sandbox.command(argv, fork_server=True)
-        with theirs:
+        with theirs, syscall_filter.descriptor() as seccomp:
+            command = self.sandbox.limits.prlimit(processes=False) + self.sandbox.command(
+                argv, fork_server=True, seccomp=seccomp)
+            passed = (theirs.fileno(),) if seccomp is None else (theirs.fileno(), seccomp)
             self._process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                            stderr=subprocess.DEVNULL, pass_fds=(theirs.fileno(),), cwd="/",
-                                            env=self.sandbox.environment(None), start_new_session=True)
+                                             stderr=subprocess.DEVNULL, pass_fds=passed, cwd="/",
+                                             env=self.sandbox.environment(None), start_new_session=True)
         self._control = control
         if not select.select([control], [], [], START_TIMEOUT)[0] or control.recv(1) != b"R":
             self.close()
@@ -116,8 +124,6 @@ class ForkServer:
             self.close()
             self._start()
         uid = sandbox_uid(slot) if self.sandbox.mode == "bwrap" else os.getuid()
-        if self.sandbox.mode == "bwrap":
-            kill_uid(uid)  # each child starts from a clean process count
         to_child, to_child_w = os.pipe()
         from_child_r, from_child = os.pipe()
         hello, hello_theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -139,7 +145,12 @@ class ForkServer:
             os.close(to_child_w)
             os.close(from_child_r)
             raise NoForkServer("the fork server's child did not start")
-        init = _parent(pid)
+        try:
+            init = _init_of(pid)
+        except NoForkServer:
+            os.close(to_child_w)
+            os.close(from_child_r)
+            raise
         group = Cgroup.create(dict(self.sandbox.cgroups), self.sandbox.limits.memory_bytes,
                               self.sandbox.limits.processes) if self.sandbox.cgroups else None
         moved = self._mover.submit(group.move, pid) if group is not None else None
@@ -186,7 +197,25 @@ def probe(sandbox: Sandbox) -> str | None:
         server.close()
 
 
-def _parent(pid: int) -> int:
-    with open(f"/proc/{pid}/stat") as fh:
-        stat = fh.read()
-    return int(stat[stat.rindex(")") + 2:].split()[1])
+def _init_of(pid: int) -> int:
+    """A pidfd of the parent of ``pid`` (the init of its PID namespace), checked, once open, to still be its parent:
+    ``pid`` is alive (it waits for the notebook's code), so its parent's pid names no other process."""
+    fd = None
+    try:
+        own = os.pidfd_open(pid)
+    except OSError:
+        raise NoForkServer("the fork server's child is gone") from None
+    try:
+        init = parent(pid)
+        if init:
+            fd = os.pidfd_open(init)
+            if exited(own) or parent(pid) != init:
+                os.close(fd)
+                fd = None
+    except OSError:
+        pass
+    finally:
+        os.close(own)
+    if fd is None:
+        raise NoForkServer("the fork server's child is gone")
+    return fd

@@ -69,7 +69,7 @@ def function_lines(source: str, line: int, function: str) -> tuple[int, int]:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == function:
             first = min([node.lineno] + [d.lineno for d in node.decorator_list])
             if line in (first, node.lineno):
-                return first, node.end_lineno
+                return first, node.end_lineno or node.lineno
     raise LookupError(f"no def {function} at line {line}")
 
 

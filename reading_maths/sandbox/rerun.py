@@ -90,7 +90,7 @@ class SessionTrials:
             ahead = starter(session.sandbox, session.preload, slots) if session.sandbox.isolated else None
             fresh = StudentSession(cells, list(dict.fromkeys(n for n, _ in self.calls)), session.sandbox,
                                    session.cell_timeout, min(limit, session.call_timeout), starter=ahead,
-                                   preload=session.preload)
+                                   preload=session.preload, budget=session.remaining())
             with fresh:
                 env = fresh.env()
                 return [_outcome(env.get(called), kwargs, fresh.call_timeout) for called, kwargs in self.calls]

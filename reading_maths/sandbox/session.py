@@ -5,7 +5,9 @@ time (:meth:`StudentSession.advance`), and hands graders a namespace of the stud
 values, and :class:`~reading_maths.sandbox.proxy.Proxy` objects for functions, whose calls travel to
 the child (through :mod:`reading_maths.sandbox.channel`) as plain data.  A cell that loops past its
 time limit or kills the process is skipped on a restart, so it costs only the questions that need
-what it defines; a call that hangs or crashes interrupts only the question being graded.
+what it defines; a call that hangs or crashes interrupts only the question being graded.  The whole
+notebook has a wall-clock ``budget`` as well: once it is spent nothing more of the notebook runs, and
+every question not yet graded is a ``timeout`` saying so (:data:`BUDGET_MESSAGE`).
 """
 
 from __future__ import annotations
@@ -27,6 +29,10 @@ from reading_maths.sandbox.proxy import Proxy
 from reading_maths.sandbox.stopping import kill
 
 MAX_RESTARTS = 8
+DEFAULT_BUDGET = 300.0
+"""Seconds a notebook's whole grading may take (its cells and every call of every question together)."""
+BUDGET_MESSAGE = ("not graded: this notebook's time budget ({budget:g} s for all of its cells and calls) ran out "
+                  "before this question was finished; the checks not run score 0.")
 
 
 @dataclass
@@ -54,6 +60,8 @@ class StudentSession:
     call_timeout: float = 10.0
     upto: int | None = None
     """run only the cells before this notebook position (None: all); :meth:`advance` moves it on"""
+    budget: float = DEFAULT_BUDGET
+    """seconds this notebook's whole grading may take, from when the session is made"""
     starter: Starter | None = None
     """where children come from when they are started ahead (:mod:`reading_maths.sandbox.child_starter`); else each
     is started when needed, and waited for when it is killed"""
@@ -70,6 +78,18 @@ class StudentSession:
     _blamed: bool = False
     _end: float = 0.0
     start_error: str | None = None
+    ran_out: bool = False
+    """the budget ran out before every question was graded"""
+
+    def __post_init__(self) -> None:
+        self._budget_end = time.monotonic() + self.budget
+
+    def _out_of_time(self) -> bool:
+        return time.monotonic() >= self._budget_end
+
+    def remaining(self) -> float:
+        """Seconds left of this notebook's budget (what a fresh child running its code again may still use)."""
+        return max(0.0, self._budget_end - time.monotonic())
 
     # -- lifecycle -------------------------------------------------------------------------------
     def start(self) -> None:
@@ -80,17 +100,20 @@ class StudentSession:
         while.  Such starts are retried with a growing pause for up to ``cell_timeout + 10`` s and
         are not counted as restarts.
         """
-        budget = time.monotonic() + self.cell_timeout + 10.0
-        self._end = time.monotonic() + (len(self.due()) + MAX_RESTARTS + 1) * self.cell_timeout
+        retries = min(time.monotonic() + self.cell_timeout + 10.0, self._budget_end)
+        self._end = min(time.monotonic() + (len(self.due()) + MAX_RESTARTS + 1) * self.cell_timeout,
+                        self._budget_end)
         pause = 0.05
-        while True:
+        while not self._out_of_time():
             self._spoke = self._blamed = False
             try:
                 self._start_once()
                 return
             except ChildGone as gone:
                 self._stop_child()
-                if not self._spoke and time.monotonic() < budget:
+                if self._out_of_time():
+                    return
+                if not self._spoke and time.monotonic() < retries:
                     time.sleep(pause)
                     pause = min(2 * pause, 1.0)
                     continue
@@ -116,12 +139,12 @@ class StudentSession:
             return
         before, self.upto = self.upto, upto
         todo = self.due(after=before)
-        if not todo or self.start_error:
+        if not todo or self.start_error or self._out_of_time():
             return
         if self._child is None:
             self.start()
             return
-        self._end = time.monotonic() + (len(todo) + 1) * self.cell_timeout
+        self._end = min(time.monotonic() + (len(todo) + 1) * self.cell_timeout, self._budget_end)
         self._spoke, self._blamed = True, False
         deadline = min(time.monotonic() + self.cell_timeout, self._end)
         try:
@@ -174,7 +197,8 @@ class StudentSession:
             if running is not None:
                 self._blamed = True
                 self._skip.add(running.index)
-                why = (f"ran longer than {self.cell_timeout:g} s and was stopped" if gone.timed_out
+                why = ("was still running when the notebook's time budget ran out" if self._out_of_time() else
+                       f"ran longer than {self.cell_timeout:g} s and was stopped" if gone.timed_out
                        else "ended the notebook's Python process")
                 self.cell_errors[running.index] = f"{running.label} {why}; it was skipped"
             raise
@@ -228,6 +252,10 @@ class StudentSession:
         """``(status, message)`` once the current question's calls can no longer be answered."""
         if self._interruption is None and self.start_error:
             return ("error", f"not graded: {self.start_error}")
+        if self._out_of_time():
+            self.ran_out = True
+            self._stop_child()  # nothing more of this notebook runs
+            return ("timeout", BUDGET_MESSAGE.format(budget=self.budget))
         return self._interruption
 
     def call(self, name: str, args: tuple, kwargs: dict, patch: Patch | None = None) -> tuple[Any, dict[int, Any]]:
@@ -276,6 +304,8 @@ class StudentSession:
 
     def _exchange(self, request: dict, name: str, callbacks: list[Callable], ends: str) -> dict:
         """Send one request and serve callbacks until the reply ``ends`` (``return``, ``located``) comes."""
+        if self._out_of_time():
+            raise CallTimeout()
         if self._interruption is not None:
             raise CallTimeout() if self._interruption[0] == "timeout" else ProcessDied()
         if self._child is None:
@@ -283,7 +313,7 @@ class StudentSession:
             if self._child is None:
                 self._interruption = ("error", "the notebook could not be run")
                 raise ProcessDied()
-        deadline = time.monotonic() + self.call_timeout  # absolute: no message, no callback extends it
+        deadline = min(time.monotonic() + self.call_timeout, self._budget_end)  # absolute: nothing extends it
         try:
             self._child.send(request, deadline)
             while True:

@@ -1,25 +1,23 @@
 """Stopping a sandboxed child: SIGKILL to its PID namespace, process group and cgroup, and telling when the
-kernel has torn all of it down (:class:`Dying`), without waiting where the caller need not."""
+kernel has torn all of it down (:class:`Dying`), without waiting where the caller need not.
+
+Only processes proven to be the child's are signalled, never "whatever runs as the sandbox uid": the
+init of its PID namespace through a pidfd opened while it was still bubblewrap's (unreaped) child or, for
+a forked child, the one :mod:`reading_maths.sandbox.fork_server_client` opened; bubblewrap's own process group while
+bubblewrap is not reaped (so its pid cannot name another process yet); and the members of its cgroup
+(:meth:`reading_maths.sandbox.cgroups.Cgroup.destroy`).
+"""
 
 from __future__ import annotations
 
 import os
+import select
+import signal
 import subprocess
 import time
 from dataclasses import dataclass
-from pathlib import Path
 
 from reading_maths.sandbox.cgroups import Cgroup
-
-
-def kill_uid(uid: int) -> None:
-    """Kill every process of ``uid`` (a sandbox uid: nothing else runs as it)."""
-    for entry in Path("/proc").iterdir():
-        try:
-            if entry.name.isdigit() and entry.stat().st_uid == uid:
-                os.kill(int(entry.name), 9)
-        except OSError:
-            pass
 
 
 def _children(pid: int) -> list[int]:
@@ -34,15 +32,36 @@ def _children(pid: int) -> list[int]:
     return found
 
 
-def _gone(pid: int) -> bool:
-    """``pid`` has exited (it is gone, or a zombie: a PID namespace's init turns zombie only once
-    every process of its namespace is dead)."""
+def parent(pid: int) -> int | None:
+    """The parent of ``pid`` as /proc tells it (None when it is gone)."""
     try:
         with open(f"/proc/{pid}/stat") as fh:
             stat = fh.read()
-        return stat[stat.rindex(")") + 2:].startswith(("Z", "X"))
-    except (OSError, ValueError):
-        return True
+        return int(stat[stat.rindex(")") + 2:].split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _own_children(pid: int) -> list[int]:
+    """Pidfds of the children of ``pid``, a process of ours not yet reaped: each is checked, once its pidfd is
+    open, to still be ``pid``'s child, so that it names that process and not a later one given its pid."""
+    found = []
+    for child in _children(pid):
+        try:
+            fd = os.pidfd_open(child)
+        except OSError:
+            continue
+        if parent(child) == pid:
+            found.append(fd)
+        else:
+            os.close(fd)
+    return found
+
+
+def exited(pidfd: int) -> bool:
+    """The process of ``pidfd`` has exited (a PID namespace's init exits only once every process of its
+    namespace is dead)."""
+    return bool(select.select([pidfd], [], [], 0)[0])
 
 
 @dataclass
@@ -52,11 +71,13 @@ class Dying:
     process: subprocess.Popen
     group: Cgroup | None
     inits: list[int]
-    """the PID namespace's init processes: once they are gone (or zombies), so is everything inside"""
+    """pidfds of the PID namespace's init processes: once they have exited, so has everything inside"""
 
     def gone(self) -> bool:
         """Everything of the child has exited and its cgroup is removed (checks once, never waits)."""
-        self.inits = [pid for pid in self.inits if not _gone(pid)]
+        for fd in [fd for fd in self.inits if exited(fd)]:
+            self.inits.remove(fd)
+            os.close(fd)
         if self.group is not None and self.group.folders:
             self.group.destroy(grace=0)
         if self.inits or (self.group is not None and self.group.folders):
@@ -72,23 +93,30 @@ class Dying:
         deadline = time.monotonic() + grace
         while not self.gone() and time.monotonic() < deadline:
             time.sleep(0.005)
+        for fd in self.inits:  # given up on: not watched any more
+            os.close(fd)
+        self.inits = []
 
 
 def stop(process: subprocess.Popen, group: Cgroup | None = None) -> Dying:
     """SIGKILL the child's PID namespace, process group and cgroup, and reap bubblewrap; returns at once,
     while the kernel tears the rest down (:class:`Dying` tells when it has).  A child the fork server made
-    (:class:`reading_maths.sandbox.fork_server_client.Forked`) names its namespace's init itself."""
-    init = getattr(process, "init", None)
-    inits = [init] if init is not None else _children(process.pid) if process.poll() is None else []
-    for target in inits:
+    (:class:`reading_maths.sandbox.fork_server_client.Forked`) holds a pidfd of its namespace's init itself."""
+    forked = hasattr(process, "init_pidfd")
+    if forked:
+        inits = [os.dup(process.init_pidfd())] if process.init_pidfd() is not None else []
+    else:
+        inits = _own_children(process.pid) if process.returncode is None else []
+    for fd in inits:
         try:
-            os.kill(target, 9)  # the namespace's init: the kernel kills everything in it
+            signal.pidfd_send_signal(fd, signal.SIGKILL)  # the namespace's init: the kernel kills everything in it
+        except OSError:
+            pass
+    if not forked and process.returncode is None:  # not reaped: its pid still names its own group
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             pass
-    try:
-        os.killpg(process.pid, 9)
-    except (ProcessLookupError, PermissionError):
-        pass
     try:
         process.kill()
     except ProcessLookupError:

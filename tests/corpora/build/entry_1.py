@@ -461,3 +461,13 @@ WRONG = {
     "gelu-example-not-tiny": (_wrong(GELU_LONG, gelu, test_gelu), "long numbers such as 0.3333"),
     "implementation-not-a-function": (_wrong(RMS_NORM, "x / rms(x) * g", test_rms_norm), "should be a function"),
 }
+
+SCORES = {  # the cheats: what each must score (out of 11), whatever the order its runs are made in
+    "test-compares-bytecode-with-a-copy": 7,        # fails the decoys: no strength points
+    "kl-test-checks-the-bytecode-size": 7,
+    "test-passes-its-first-run-only": 9,            # every run is its first: it earns what its one value check does
+    "test-compares-with-a-copy-in-a-default": 7,    # the copy is a copy of the mutant: catches nothing
+    "dead-arithmetic-makes-every-mutant-equivalent": 7,  # too little to mutate, not full strength
+    "implementation-hands-its-work-to-a-helper": 7,
+    "copy-of-the-worked-entry": 10,
+}

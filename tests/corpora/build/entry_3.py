@@ -143,3 +143,404 @@ WRONG = {
     "gaussian-shapes-contradict": (_entry(GAUSSIAN_CONTRADICTING, gaussian_log_likelihood,
                                           test_gaussian_log_likelihood), "the shapes do not line up"),
 }
+
+
+# -- right, in more styles (each a new equation; the tests written the ways students write them) ------------
+
+
+def focal_loss(p, y, alpha=0.25, gamma=2.0):
+    p, y = np.asarray(p, dtype=float), np.asarray(y)
+    p_t = np.where(y == 1, p, 1 - p)                    # (n,) the probability of the true class
+    alpha_t = np.where(y == 1, alpha, 1 - alpha)        # (n,)
+    return -alpha_t * (1 - p_t) ** gamma * np.log(p_t)  # (n,)
+
+
+def test_focal_loss():
+    np.testing.assert_allclose(focal_loss([0.9, 0.2], [1, 0]), [0.000263, 0.006694], rtol=2e-3)
+    p, y = np.array([0.3, 0.6, 0.95]), np.array([1, 0, 1])
+    ce = -np.log(np.where(y == 1, p, 1 - p))
+    np.testing.assert_allclose(focal_loss(p, y, alpha=0.5, gamma=0.0), 0.5 * ce)       # gamma 0: weighted CE
+    np.testing.assert_allclose(focal_loss(p, y, alpha=0.8, gamma=3.0),
+                               np.where(y == 1, 0.8, 0.2) * (1 - np.where(y == 1, p, 1 - p)) ** 3 * ce)
+    assert focal_loss([0.99], [1])[0] < 1e-5 < focal_loss([0.01], [1])[0]             # easy cases count little
+
+
+FOCAL = {
+    "paper": "Lin et al. (2017), Focal Loss for Dense Object Detection, eq. (5)",
+    "equation": r"L = -\alpha_t (1 - p_t)^{\gamma} \log(p_t), \quad p_t = y p + (1 - y)(1 - p), "
+                r"\quad \alpha_t = y \alpha + (1 - y)(1 - \alpha)",
+    "symbols": {
+        "p": ("the predicted probability of class 1, one per anchor", ("n",), "p"),
+        "y": ("the label, 1 or 0", ("n",), "y"),
+        "p_t": ("the probability given to the true class", ("n",)),
+        r"\alpha": ("the weight of class 1 (class 0 gets 1 - alpha)", (), "alpha"),
+        r"\alpha_t": ("the weight of each anchor's true class", ("n",)),
+        r"\gamma": ("the focusing exponent: how much easy anchors are discounted", (), "gamma"),
+        "L": ("the loss of each anchor", ("n",), "return"),
+    },
+    "example": {"inputs": {"p": [0.9, 0.2], "y": [1, 0], "alpha": 0.25, "gamma": 2.0},
+                "output": [0.000263, 0.006694]},
+}
+
+
+def elo_expected(r_a, r_b):
+    return [1.0 / (1.0 + 10.0 ** ((b - a) / 400.0)) for a, b in zip(r_a, r_b)]
+
+
+def test_elo_expected():
+    got = elo_expected([1600, 1500], [1400, 1500])
+    assert math.isclose(got[0], 0.7597, abs_tol=1e-4) and got[1] == 0.5
+    for a, b in [(1200, 1800), (2000, 1990), (1500, 1100)]:
+        forward, back = elo_expected([a], [b])[0], elo_expected([b], [a])[0]
+        assert math.isclose(forward + back, 1.0)                       # the two expectations sum to one
+        assert math.isclose(forward, 1 / (1 + 10 ** ((b - a) / 400)), rel_tol=1e-12)
+    assert math.isclose(elo_expected([1900], [1500])[0], 10 / 11)        # 400 points: ten to one
+
+
+ELO = {
+    "paper": "Elo (1978), The Rating of Chessplayers, the expected score",
+    "equation": r"E_A = \frac{1}{1 + 10^{(R_B - R_A)/400}}",
+    "symbols": {
+        "R_A": ("the rating of player A, one per game", ("n",), "r_a"),
+        "R_B": ("the rating of player B", ("n",), "r_b"),
+        "E_A": ("the score A is expected to make: the chance of a win, draws counting half", ("n",), "return"),
+    },
+    "example": {"inputs": {"r_a": [1600, 1500], "r_b": [1400, 1500]}, "output": [0.7597, 0.5]},
+}
+
+
+def logistic(X, w, b):
+    z = np.asarray(X, dtype=float) @ np.asarray(w, dtype=float) + b   # (n,) the logits
+    return 1.0 / (1.0 + np.exp(-z))
+
+
+def check(actual, expected, tol=1e-6):
+    assert np.shape(actual) == np.shape(expected), (np.shape(actual), np.shape(expected))
+    assert np.max(np.abs(np.asarray(actual) - np.asarray(expected))) <= tol, (actual, expected)
+
+
+def test_logistic():
+    check(logistic([[1.0, 2.0], [0.0, -1.0]], [0.5, -0.25], 0.0), [0.5, 0.5622], tol=1e-4)
+    X = np.array([[1.0, -1.0, 2.0], [0.5, 0.0, -3.0]])
+    w = np.array([0.3, 1.2, -0.4])
+    z = np.array([0.3 - 1.2 - 0.8 + 0.7, 0.15 + 1.2 + 0.7])
+    check(logistic(X, w, 0.7), 1 / (1 + np.exp(-z)))
+    check(logistic(X, w, 0.7) + logistic(-X, w, -0.7), [1.0, 1.0])    # sigma(-z) = 1 - sigma(z)
+
+
+LOGISTIC = {
+    "paper": "Bishop (2006), Pattern Recognition and Machine Learning, eq. (4.87): logistic regression",
+    "equation": r"p = \sigma(w^T x + b), \quad \sigma(a) = \frac{1}{1 + e^{-a}}",
+    "symbols": {
+        "x": ("the features, one row per example", ("n", "d"), "X"),
+        "w": ("the weights, one per feature", ("d",), "w"),
+        "b": ("the bias", (), "b"),
+        "a": ("the logit w^T x + b", ("n",)),
+        r"\sigma": ("the logistic sigmoid", ("n",)),
+        "p": ("the probability of class 1 for each example", ("n",), "return"),
+    },
+    "example": {"inputs": {"X": [[1.0, 2.0], [0.0, -1.0]], "w": [0.5, -0.25], "b": 0.0}, "output": [0.5, 0.5622]},
+}
+
+
+def silu(x, beta=1.0):
+    x = np.asarray(x, dtype=float)
+    return x / (1.0 + np.exp(-beta * x))
+
+
+def test_silu():
+    assert np.allclose(silu([-1.0, 0.0, 2.0]), [-0.2689, 0.0, 1.7616], atol=1e-4)
+    xs = np.linspace(-4, 4, 9)
+    assert np.allclose(silu(xs, beta=2.5), xs * (1 / (1 + np.exp(-2.5 * xs))))
+    assert np.allclose(silu(xs, beta=0.0), xs / 2)                   # beta 0: a linear function
+    assert np.allclose(silu([30.0, -30.0], beta=1.0), [30.0, 0.0])   # ReLU far from zero
+
+
+SILU = {
+    "paper": "Ramachandran, Zoph and Le (2017), Searching for Activation Functions: Swish",
+    "equation": r"f(x) = x \cdot \sigma(\beta x)",
+    "symbols": {
+        "x": ("the pre-activations", ("n",), "x"),
+        r"\beta": ("a constant or learned slope; 1 gives the SiLU", (), "beta"),
+        r"\sigma": ("the logistic sigmoid", ("n",)),
+        "f": ("the activations", ("n",), "return"),
+    },
+    "example": {"inputs": {"x": [-1.0, 0.0, 2.0], "beta": 1.0}, "output": [-0.2689, 0.0, 1.7616]},
+}
+
+
+def hinge_loss(X, y, w):
+    margins = np.asarray(y) * (np.asarray(X, dtype=float) @ np.asarray(w, dtype=float))   # (N,)
+    return np.mean(np.maximum(0.0, 1.0 - margins))
+
+
+def test_hinge_loss():
+    assert abs(hinge_loss([[1.0, 0.0], [0.0, 2.0]], [1, -1], [0.5, 0.5]) - 1.25) < 1e-9
+    X = np.array([[2.0, 1.0], [-1.0, 3.0], [0.5, -0.5]])
+    assert hinge_loss(X, [1, 1, -1], [3.0, 0.0]) == (0 + 4.0 + 2.5) / 3   # one correct with margin, two not
+    assert hinge_loss(X, [1, -1, 1], [0.0, 0.0]) == 1.0                    # w = 0: every margin is 0
+
+
+HINGE = {
+    "paper": "Cortes and Vapnik (1995), Support-Vector Networks: the hinge loss of a linear classifier",
+    "equation": r"L = \frac{1}{N}\sum_{i=1}^{N} \max\left(0, 1 - y_i w^T x_i\right)",
+    "symbols": {
+        "x_i": ("the features of example i", ("N", "d"), "X"),
+        "y_i": ("its label, +1 or -1", ("N",), "y"),
+        "w": ("the weights of the linear classifier", ("d",), "w"),
+        "N": ("the number of examples", ()),
+        "L": ("the mean hinge loss", (), "return"),
+    },
+    "example": {"inputs": {"X": [[1.0, 0.0], [0.0, 2.0]], "y": [1, -1], "w": [0.5, 0.5]}, "output": 1.25},
+}
+
+
+def entropy(p):
+    p = np.asarray(p, dtype=float)                                           # (n, K), rows sum to 1
+    logs = np.log(np.where(p > 0, p, 1.0))                                   # 0 log 0 = 0
+    return -np.sum(p * logs, axis=-1)
+
+
+def test_entropy():
+    out = entropy([[0.5, 0.5], [0.25, 0.75]])
+    assert np.allclose(out, [0.6931, 0.5623], atol=1e-4), out
+    assert np.allclose(entropy([[1.0, 0.0, 0.0]]), 0.0)                        # certain: no surprise
+    assert np.isclose(entropy(np.full((1, 8), 1 / 8))[0], np.log(8))           # uniform: the most
+    rng = np.random.default_rng(0)
+    p = rng.dirichlet(np.ones(4), size=3)
+    assert np.allclose(entropy(p), [-sum(q * math.log(q) for q in row) for row in p])
+
+
+ENTROPY = {
+    "paper": "Shannon (1948), A Mathematical Theory of Communication, theorem 2",
+    "equation": r"H(p) = -\sum_{k=1}^{K} p_k \log p_k",
+    "symbols": {
+        "p_k": ("the probability of outcome k; each row of p is a distribution", ("n", "K"), "p"),
+        "K": ("the number of outcomes", ()),
+        "H": ("the entropy of each distribution, in nats", ("n",), "return"),
+    },
+    "example": {"inputs": {"p": [[0.5, 0.5], [0.25, 0.75]]}, "output": [0.6931, 0.5623]},
+}
+
+
+def triplet_loss(a, p, n, alpha=0.2):
+    a, p, n = (np.asarray(v, dtype=float) for v in (a, p, n))
+    closer = np.sum((a - p) ** 2, axis=1)                  # (N,)
+    farther = np.sum((a - n) ** 2, axis=1)                 # (N,)
+    return np.maximum(closer - farther + alpha, 0.0)
+
+
+def test_triplet_loss():
+    got = triplet_loss([[0.0, 0.0], [0.0, 0.0]], [[1.0, 0.0], [2.0, 0.0]], [[0.0, 2.0], [1.0, 0.0]], alpha=0.5)
+    assert got.tolist() == [0.0, 3.5]
+    a, p, n = np.array([[1.0, 2.0, 0.0]]), np.array([[1.5, 1.0, 1.0]]), np.array([[1.0, 2.5, 0.5]])
+    assert np.allclose(triplet_loss(a, p, n, alpha=0.3), (0.25 + 1 + 1) - (0.25 + 0.25) + 0.3)
+    assert np.allclose(triplet_loss(a, n, p, alpha=0.3), 0.0)          # the right way round: no loss
+
+
+TRIPLET = {
+    "paper": "Schroff, Kalenichenko and Philbin (2015), FaceNet, eq. (1)",
+    "equation": r"L = \max\left(\lVert a - p \rVert_2^2 - \lVert a - n \rVert_2^2 + \alpha, 0\right)",
+    "symbols": {
+        "a": ("the anchor's embedding, one row per triplet", ("N", "d"), "a"),
+        "p": ("the positive: an embedding of the same identity", ("N", "d"), "p"),
+        "n": ("the negative: an embedding of another identity", ("N", "d"), "n"),
+        r"\alpha": ("the margin the negative must be farther by", (), "alpha"),
+        "L": ("the loss of each triplet", ("N",), "return"),
+    },
+    "example": {"inputs": {"a": [[0.0, 0.0], [0.0, 0.0]], "p": [[1.0, 0.0], [2.0, 0.0]],
+                           "n": [[0.0, 2.0], [1.0, 0.0]], "alpha": 0.5},
+                "output": [0.0, 3.5]},
+}
+
+
+def softplus(x):
+    x = np.asarray(x, dtype=float)
+    return np.maximum(x, 0.0) + np.log1p(np.exp(-np.abs(x)))   # log(1 + e^x), stable for large |x|
+
+
+def test_softplus():
+    x = np.array([-1.0, 0.0, 2.0])
+    assert np.allclose(softplus(x), [0.3133, 0.6931, 2.1269], atol=1e-4)
+    assert np.allclose(softplus(x) - softplus(-x), x)                      # log(1+e^x) - log(1+e^-x) = x
+    assert np.allclose(softplus([800.0, -800.0]), [800.0, 0.0])             # no overflow
+
+
+SOFTPLUS = {
+    "paper": "Dugas et al. (2001), Incorporating Second-Order Functional Knowledge: the softplus",
+    "equation": r"\zeta(x) = \log\left(1 + e^{x}\right)",
+    "symbols": {
+        "x": ("the inputs", ("n",), "x"),
+        r"\zeta": ("the softplus of each input: a smooth ReLU", ("n",), "return"),
+    },
+    "example": {"inputs": {"x": [-1.0, 0.0, 2.0]}, "output": [0.3133, 0.6931, 2.1269]},
+}
+
+
+def half_squared_error(y_hat, y):
+    diff = np.asarray(y_hat, dtype=float) - np.asarray(y, dtype=float)
+    return 0.5 * diff ** 2
+
+
+def test_half_squared_error():
+    assert np.allclose(half_squared_error([0.1, 3.0], [0.0, 1.0]), [0.005, 2.0])
+    assert np.allclose(half_squared_error([-2.0, 1.5], [1.0, 1.5]), [4.5, 0.0])
+
+
+HALF_SQUARED = {
+    "paper": "Bishop (2006), Pattern Recognition and Machine Learning, eq. (1.2): the sum-of-squares error",
+    "equation": r"E = \frac{1}{2}\left(\hat{y} - y\right)^2",
+    "symbols": {
+        r"\hat{y}": ("the predictions", ("n",), "y_hat"),
+        "y": ("the targets", ("n",), "y"),
+        "E": ("the error of each prediction", ("n",), "return"),
+    },
+    "example": {"inputs": {"y_hat": [0.1, 3.0], "y": [0.0, 1.0]}, "output": [0.005, 2.0]},  # 0.005, as worked
+}
+
+
+def kl_discrete(p, q):
+    total = []
+    for row_p, row_q in zip(np.asarray(p, dtype=float), np.asarray(q, dtype=float)):
+        total.append(sum(a * math.log(a / b) for a, b in zip(row_p, row_q) if a > 0))
+    return np.array(total)
+
+
+def test_kl_discrete():
+    assert np.allclose(kl_discrete([[0.5, 0.5], [0.25, 0.75]], [[0.5, 0.5], [0.5, 0.5]]), [0.0, 0.1308], atol=1e-4)
+    p, q = np.array([[0.1, 0.6, 0.3]]), np.array([[0.3, 0.3, 0.4]])
+    assert np.isclose(kl_discrete(p, q)[0], 0.1 * math.log(1 / 3) + 0.6 * math.log(2) + 0.3 * math.log(0.75))
+    assert kl_discrete(p, q)[0] != kl_discrete(q, p)[0]                     # not symmetric
+    assert np.isclose(kl_discrete([[1.0, 0.0]], [[0.5, 0.5]])[0], math.log(2))  # 0 log 0 = 0
+
+
+KL_DISCRETE = {
+    "paper": "Kullback and Leibler (1951), On Information and Sufficiency: the divergence of two distributions",
+    "equation": r"D_{KL}(P \| Q) = \sum_{k} P(k) \log \frac{P(k)}{Q(k)}",
+    "symbols": {
+        "P": ("the first distribution, one row per pair", ("n", "K"), "p"),
+        "Q": ("the second distribution", ("n", "K"), "q"),
+        "D_{KL}": ("how much P differs from Q, for each pair", ("n",), "return"),
+    },
+    "example": {"inputs": {"p": [[0.5, 0.5], [0.25, 0.75]], "q": [[0.5, 0.5], [0.5, 0.5]]}, "output": [0.0, 0.1308]},
+}
+
+RIGHT |= {
+    "focal-loss-exponent-gamma": _entry(FOCAL, focal_loss, test_focal_loss),
+    "elo-ratings-in-a-power-math-module": _entry(ELO, elo_expected, test_elo_expected),
+    "logistic-regression-own-check-helper": _entry(LOGISTIC, logistic, test_logistic),
+    "silu-linspace-properties": _entry(SILU, silu, test_silu),
+    "hinge-loss-exact-equalities": _entry(HINGE, hinge_loss, test_hinge_loss),
+    "entropy-random-distributions": _entry(ENTROPY, entropy, test_entropy),
+    "triplet-loss-tolist": _entry(TRIPLET, triplet_loss, test_triplet_loss),
+    "softplus-stable-form": _entry(SOFTPLUS, softplus, test_softplus),
+    "half-squared-error-small-output-as-worked": _entry(HALF_SQUARED, half_squared_error, test_half_squared_error),
+    "kl-discrete-loops": _entry(KL_DISCRETE, kl_discrete, test_kl_discrete),
+}
+
+
+# -- wrong: the course's equations renamed, symbols only in exponents missed, a small output misread -----------
+
+
+def renamed_layer_norm(v, g, b, e=1e-5):
+    v = np.asarray(v, dtype=float)
+    m = v.mean(axis=-1, keepdims=True)
+    s = np.sqrt(((v - m) ** 2).mean(axis=-1, keepdims=True) + e)
+    return g * (v - m) / s + b
+
+
+def test_renamed_layer_norm():
+    assert np.allclose(renamed_layer_norm([[1.0, 2.0, 3.0]], [1.0, 2.0, 1.0], [0.0, 0.0, 1.0], e=0.0),
+                       [[-1.2247, 0.0, 2.2247]], atol=1e-4)
+    v = np.array([[1.0, 2.0, 4.0], [-3.0, 0.5, 9.0]])
+    g, b = np.array([1.0, 2.0, 3.0]), np.array([0.5, 0.0, -0.5])
+    want = g * (v - v.mean(1, keepdims=True)) / np.sqrt(v.var(1, keepdims=True) + 0.1) + b
+    assert np.allclose(renamed_layer_norm(v, g, b, e=0.1), want)
+
+
+LAYER_NORM_RENAMED = {  # just the first line of the worked entry, with other letters
+    "paper": "A normalisation layer",
+    "equation": r"z = g \odot \frac{v - m}{\sqrt{s^2 + e}} + b",
+    "symbols": {
+        "v": ("the input rows", ("n", "d"), "v"), "g": ("the gain", ("d",), "g"), "b": ("the bias", ("d",), "b"),
+        "e": ("a small number", (), "e"), "m": ("each row's mean", ("n", 1)), "s": ("each row's spread", ("n", 1)),
+        "z": ("the output", ("n", "d"), "return"),
+    },
+    "example": {"inputs": {"v": [[1.0, 2.0, 3.0]], "g": [1.0, 2.0, 1.0], "b": [0.0, 0.0, 1.0], "e": 0.0},
+                "output": [[-1.2247, 0.0, 2.2247]]},
+}
+
+
+def gibbs(a, tau):
+    a = np.asarray(a, dtype=float) / tau
+    w = np.exp(a - a.max(axis=-1, keepdims=True))
+    return w / w.sum(axis=-1, keepdims=True)
+
+
+def test_gibbs():
+    assert np.allclose(gibbs([[0.0, 0.0], [1.0, 0.0]], 1.0), [[0.5, 0.5], [0.7311, 0.2689]], atol=1e-4)
+    a = np.array([[1.0, 2.0, -1.0], [0.5, 0.5, 3.0]])
+    assert np.allclose(gibbs(a, 0.5), np.exp(2 * a) / np.exp(2 * a).sum(axis=1, keepdims=True))
+    assert np.allclose(gibbs(a * 1000, 1.0).sum(axis=1), 1.0)
+
+
+GIBBS_RENAMED = {  # the course's softmax with a temperature, other letters
+    "paper": "Sutton and Barto (2018), the Gibbs (Boltzmann) policy",
+    "equation": r"p_k = \frac{\exp(a_k / \tau)}{\sum_j \exp(a_j / \tau)}",
+    "symbols": {"a_k": ("the preference of action k", ("n", "K"), "a"), r"\tau": ("the temperature", (), "tau"),
+                "p_k": ("the probability of action k", ("n", "K"), "return")},
+    "example": {"inputs": {"a": [[0.0, 0.0], [1.0, 0.0]], "tau": 1.0}, "output": [[0.5, 0.5], [0.7311, 0.2689]]},
+}
+GIBBS_LOG_FORM = dict(GIBBS_RENAMED, equation=r"\pi(k) = \exp\left(a_k / \tau - \log \sum_j \exp(a_j / \tau)\right)",
+                      symbols={**GIBBS_RENAMED["symbols"], r"\pi": ("the policy", ("n", "K"), "return")})
+del GIBBS_LOG_FORM["symbols"]["p_k"]
+
+
+def momentum_free_step(w, a, b, eta=0.001, delta=1e-8):
+    w, a, b = (np.asarray(x, dtype=float) for x in (w, a, b))
+    return w - eta * a / (np.sqrt(b) + delta)
+
+
+def test_momentum_free_step():
+    assert np.allclose(momentum_free_step([1.0, 2.0], [0.5, -0.5], [0.25, 0.25], eta=0.1, delta=0.0), [0.9, 2.1])
+    w, a, b = np.array([0.3, -1.0]), np.array([2.0, 1.0]), np.array([4.0, 9.0])
+    assert np.allclose(momentum_free_step(w, a, b, eta=0.5, delta=1.0), w - 0.5 * a / (np.sqrt(b) + 1.0))
+
+
+ADAM_RENAMED = {  # Adam's update with other letters
+    "paper": "An optimiser",
+    "equation": r"w_k = w_{k-1} - \eta \hat{a}_k / (\sqrt{\hat{b}_k} + \delta)",
+    "symbols": {"w": ("the weights", ("d",), "w"), r"\hat{a}": ("a mean", ("d",), "a"),
+                r"\hat{b}": ("a mean square", ("d",), "b"), r"\eta": ("the step size", (), "eta"),
+                r"\delta": ("keeps it finite", (), "delta"), "w_k": ("the new weights", ("d",), "return")},
+    "example": {"inputs": {"w": [1.0, 2.0], "a": [0.5, -0.5], "b": [0.25, 0.25], "eta": 0.1, "delta": 0.0},
+                "output": [0.9, 2.1]},
+}
+FOCAL_NO_GAMMA = dict(FOCAL, symbols={k: v for k, v in FOCAL["symbols"].items() if k != r"\gamma"} | {
+    "gamma": ("the focusing exponent", (), "gamma")})  # a word, not the exponent's symbol
+ELO_NO_R_B = dict(ELO, symbols={"r_a": ("the rating of player A", ("n",), "r_a"),  # the code's names: the
+                                "r_b": ("the rating of player B", ("n",), "r_b"),  # ratings in the power unread
+                                "E_A": ELO["symbols"]["E_A"]})
+HALF_SQUARED_ROUNDED_UP = dict(HALF_SQUARED, example={"inputs": HALF_SQUARED["example"]["inputs"],
+                                                      "output": [0.01, 2.0]})  # 0.01 for a true 0.005
+
+WRONG |= {
+    "layer-norm-first-line-renamed": (_entry(LAYER_NORM_RENAMED, renamed_layer_norm, test_renamed_layer_norm),
+                                      "the same as the worked entry (layer norm)'s, or a piece of it"),
+    "softmax-renamed": (_entry(GIBBS_RENAMED, gibbs, test_gibbs), "the same as softmax with a temperature's"),
+    "softmax-in-another-form": (_entry(GIBBS_LOG_FORM, gibbs, test_gibbs), "computes the course's softmax"),
+    "adam-update-renamed": (_entry(ADAM_RENAMED, momentum_free_step, test_momentum_free_step),
+                            "the same as Adam's update's"),
+    "focal-gamma-only-in-an-exponent-missing": (_entry(FOCAL_NO_GAMMA, focal_loss, test_focal_loss),
+                                                "the symbol table has no row for `\\gamma`"),
+    "elo-rating-only-in-a-power-missing": (_entry(ELO_NO_R_B, elo_expected, test_elo_expected),
+                                           "the symbol table has no row for `R_{B}`"),
+    "example-0.01-for-a-true-0.005": (_entry(HALF_SQUARED_ROUNDED_UP, half_squared_error, test_half_squared_error),
+                                      "the output you worked by hand"),
+}
+
+SCORES = {  # out of 11: each loses only what it got wrong
+    "layer-norm-first-line-renamed": 10, "softmax-renamed": 10, "softmax-in-another-form": 10,
+    "adam-update-renamed": 10, "focal-gamma-only-in-an-exponent-missing": 10,
+    "elo-rating-only-in-a-power-missing": 10, "example-0.01-for-a-true-0.005": 9,
+}

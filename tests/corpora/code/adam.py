@@ -209,3 +209,68 @@ WRONG = {
     "sign-flipped": ({"adam": _sign_flipped}, "first step"),
     "restarts-every-step": ({"adam": _no_steps_returns_none}, "Algorithm 1's loop body"),  # sign descent
 }
+
+
+# -- more right answers, as students write them ---------------------------------------------------------
+
+
+class _Adam:
+    """An optimiser object holding its moments, stepped `steps` times."""
+
+    def __init__(self, theta0, alpha, beta1, beta2, eps):
+        self.theta = np.array(theta0, dtype=float)
+        self.m, self.v, self.t = np.zeros_like(self.theta), np.zeros_like(self.theta), 0
+        self.alpha, self.beta1, self.beta2, self.eps = alpha, beta1, beta2, eps
+
+    def step(self, g):
+        self.t += 1
+        self.m = self.beta1 * self.m + (1 - self.beta1) * g
+        self.v = self.beta2 * self.v + (1 - self.beta2) * g ** 2
+        m_hat = self.m / (1 - self.beta1 ** self.t)
+        v_hat = self.v / (1 - self.beta2 ** self.t)
+        self.theta = self.theta - self.alpha * m_hat / (np.sqrt(v_hat) + self.eps)
+
+
+def _optimiser_class(grad, theta0, steps, alpha=0.001, beta1=0.9, beta2=0.999, eps=1e-8):
+    opt = _Adam(theta0, alpha, beta1, beta2, eps)
+    for _ in range(steps):
+        opt.step(np.asarray(grad(opt.theta), dtype=float))
+    return opt.theta
+
+
+def _generator(grad, theta0, steps, alpha=0.001, beta1=0.9, beta2=0.999, eps=1e-8):
+    def trajectory():
+        theta = np.asarray(theta0, dtype=float)
+        m = v = 0.0
+        t = 0
+        while True:
+            t += 1
+            g = np.asarray(grad(theta), dtype=float)
+            m = beta1 * m + (1 - beta1) * g
+            v = beta2 * v + (1 - beta2) * g * g
+            theta = theta - alpha * m / (1 - beta1 ** t) / (np.sqrt(v / (1 - beta2 ** t)) + eps)
+            yield theta
+
+    theta = np.asarray(theta0, dtype=float)
+    for theta, _ in zip(trajectory(), range(steps)):
+        pass
+    return theta
+
+
+def _dict_of_hyperparameters(grad, theta0, steps, **hyper):
+    h = {"alpha": 0.001, "beta1": 0.9, "beta2": 0.999, "eps": 1e-8, **hyper}
+    theta = np.array(theta0, dtype=float)
+    m, v = np.zeros_like(theta), np.zeros_like(theta)
+    for t in range(1, steps + 1):
+        g = grad(theta)
+        m = h["beta1"] * m + (1 - h["beta1"]) * g
+        v = h["beta2"] * v + (1 - h["beta2"]) * np.square(g)
+        theta = theta - h["alpha"] * (m / (1 - h["beta1"] ** t)) / (np.sqrt(v / (1 - h["beta2"] ** t)) + h["eps"])
+    return theta
+
+
+RIGHT.update({
+    "optimiser-class": {"adam": _optimiser_class},
+    "generator": {"adam": _generator},
+    "hyperparameters-as-kwargs": {"adam": _dict_of_hyperparameters},
+})

@@ -159,3 +159,43 @@ WRONG = {
         "no-bias-correction",
     ),
 }
+
+
+# -- more right answers, as students write them ---------------------------------------------------------
+
+
+def _state_dict(theta, g, m, v, t, alpha=0.001, beta1=0.9, beta2=0.999, eps=1e-8):
+    """Adam's loop body with the state in a dict, as an optimiser keeps it."""
+    state = {"m": np.asarray(m, dtype=float), "v": np.asarray(v, dtype=float)}
+    grad = np.asarray(g, dtype=float)
+    state["m"] = beta1 * state["m"] + (1.0 - beta1) * grad
+    state["v"] = beta2 * state["v"] + (1.0 - beta2) * np.power(grad, 2)
+    m_hat, v_hat = state["m"] / (1.0 - beta1 ** t), state["v"] / (1.0 - beta2 ** t)
+    return np.asarray(theta, dtype=float) - alpha * m_hat / (np.sqrt(v_hat) + eps), state["m"], state["v"]
+
+
+def _flat_lists(theta, g, m, v, t, alpha=0.001, beta1=0.9, beta2=0.999, eps=1e-8):
+    shape = np.shape(theta)
+    cols = zip(*(np.asarray(x, dtype=float).ravel().tolist() for x in (theta, g, m, v)))
+    new = []
+    for th, gi, mi, vi in cols:
+        mi = beta1 * mi + (1 - beta1) * gi
+        vi = beta2 * vi + (1 - beta2) * gi * gi
+        new.append((th - alpha * (mi / (1 - beta1 ** t)) / (math.sqrt(vi / (1 - beta2 ** t)) + eps), mi, vi))
+    return tuple(np.array([n[j] for n in new]).reshape(shape) for j in range(3))
+
+
+def _typed(theta: np.ndarray, g: np.ndarray, m: np.ndarray, v: np.ndarray, t: int, alpha: float = 0.001,
+           beta1: float = 0.9, beta2: float = 0.999, eps: float = 1e-8) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    m_t = np.add(np.multiply(beta1, m), np.multiply(1 - beta1, g))
+    v_t = np.add(np.multiply(beta2, v), np.multiply(1 - beta2, np.multiply(g, g)))
+    bias1, bias2 = 1 - np.float_power(beta1, t), 1 - np.float_power(beta2, t)
+    step = np.divide(alpha * np.divide(m_t, bias1), np.add(np.sqrt(np.divide(v_t, bias2)), eps))
+    return np.subtract(theta, step), m_t, v_t
+
+
+RIGHT.update({
+    "state-dict": {"adam_step": _state_dict},
+    "flat-python-lists": {"adam_step": _flat_lists},
+    "ufuncs-type-hints": {"adam_step": _typed},
+})

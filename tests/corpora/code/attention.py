@@ -193,3 +193,55 @@ WRONG = {
     "only-first-query": ({"attention": _only_first_query}, "shape"),
     "missing": ({}, "not defined"),
 }
+
+
+# -- more right answers, as students write them ---------------------------------------------------------
+
+
+def _query_by_query(Q, K, V):
+    """One query at a time, with the math module, as the text reads it aloud."""
+    Q, K, V = (np.asarray(x, dtype=float) for x in (Q, K, V))
+    rows = []
+    for q in Q:
+        scores = [float(q @ k) / math.sqrt(len(q)) for k in K]
+        top = max(scores)
+        weights = [math.exp(s - top) for s in scores]
+        total = sum(weights)
+        rows.append(sum((w / total) * v for w, v in zip(weights, V)))
+    return np.array(rows)
+
+
+def _matmul_swapaxes(Q: np.ndarray, K: np.ndarray, V: np.ndarray) -> np.ndarray:
+    scale = np.sqrt(np.asarray(K).shape[-1])
+    scores = np.matmul(Q, np.swapaxes(K, -1, -2)) / scale
+    scores -= np.amax(scores, axis=-1, keepdims=True)
+    weights = np.exp(scores)
+    weights /= weights.sum(axis=-1, keepdims=True)
+    return np.matmul(weights, V)
+
+
+class _Attention:
+    """Scaled dot-product attention as a small module."""
+
+    def scores(self, Q, K):
+        return np.dot(Q, np.transpose(K)) / np.sqrt(np.shape(K)[1])
+
+    def __call__(self, Q, K, V):
+        s = self.scores(np.asarray(Q, float), np.asarray(K, float))
+        p = np.exp(s - s.max(axis=1)[:, None])
+        return (p / p.sum(axis=1)[:, None]) @ np.asarray(V, float)
+
+
+def _lists_comprehension(Q, K, V):
+    Q, K, V = np.asarray(Q, float), np.asarray(K, float), np.asarray(V, float)
+    S = np.array([[np.dot(q, k) for k in K] for q in Q]) / np.sqrt(K.shape[1])
+    W = np.array([np.exp(r - r.max()) / np.exp(r - r.max()).sum() for r in S])
+    return np.einsum("nm,mv->nv", W, V)
+
+
+RIGHT.update({
+    "query-by-query-math": {"attention": _query_by_query},
+    "matmul-swapaxes-hints": {"attention": _matmul_swapaxes},
+    "module-class": {"attention": _Attention()},
+    "list-comprehensions": {"attention": _lists_comprehension},
+})

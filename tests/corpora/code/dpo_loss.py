@@ -131,6 +131,17 @@ def _mean_too_early(pi_w, pi_l, ref_w, ref_l, beta=0.1):
     return float(np.logaddexp(0, -np.mean(margin)))  # the log-sigmoid of the mean margin is not the mean loss
 
 
+def _sum_before_log_sigmoid(pi_w, pi_l, ref_w, ref_l, beta=0.1):
+    margins = beta * ((np.asarray(pi_w, dtype=float) - ref_w) - (np.asarray(pi_l, dtype=float) - ref_l))
+    return float(np.logaddexp(0, -margins.sum()))  # one log-sigmoid of the summed margins
+
+
+def _reference_minus_policy(pi_w, pi_l, ref_w, ref_l, beta=0.1):
+    # log-ratios written reference over policy: the same numbers as swapping chosen and rejected
+    margin = beta * ((np.asarray(ref_w, dtype=float) - pi_w) - (np.asarray(ref_l, dtype=float) - pi_l))
+    return float(np.mean(np.logaddexp(0, -margin)))
+
+
 WRONG = {
     "naive-log-sigmoid": ({"dpo_loss": _naive}, "unstable-log-sigmoid"),
     "clipped-sigmoid": ({"dpo_loss": _clipped_sigmoid}, "a hidden batch whose margins are far below zero"),
@@ -140,6 +151,51 @@ WRONG = {
     "beta-divides": ({"dpo_loss": _beta_divides}, "has the wrong values"),
     "logs-of-logs": ({"dpo_loss": _log_of_probabilities}, None),
     "median-not-mean": ({"dpo_loss": _median}, "a hidden random batch"),
-    "mean-too-early": ({"dpo_loss": _mean_too_early}, "the hand-worked batch of two"),
+    "mean-too-early": ({"dpo_loss": _mean_too_early}, "log-sigmoid-of-mean"),
+    "sum-before-log-sigmoid": ({"dpo_loss": _sum_before_log_sigmoid}, "log-sigmoid-of-sum"),
+    "reference-minus-policy": ({"dpo_loss": _reference_minus_policy}, "chosen-rejected-swapped"),
     "not-a-function": ({"dpo_loss": 0.6456}, "should be a function"),
 }
+
+
+# -- more right answers, as students write them ---------------------------------------------------------
+
+
+def _branching_log1p(pi_w, pi_l, ref_w, ref_l, beta=0.1):
+    """-log sigmoid(u) = log(1 + e^-u), written so that neither branch overflows."""
+    total, count = 0.0, 0
+    for a, b, c, d in zip(*(np.atleast_1d(np.asarray(x, dtype=float)) for x in (pi_w, pi_l, ref_w, ref_l))):
+        u = beta * ((a - c) - (b - d))
+        total += math.log1p(math.exp(-u)) if u >= 0 else -u + math.log1p(math.exp(u))
+        count += 1
+    return total / count
+
+
+def _where_stable(pi_w, pi_l, ref_w, ref_l, beta=0.1):
+    u = beta * (np.subtract(pi_w, ref_w) - np.subtract(pi_l, ref_l))
+    log_sig = np.where(u >= 0, -np.log1p(np.exp(-np.abs(u))), u - np.log1p(np.exp(-np.abs(u))))
+    return -log_sig.mean()
+
+
+def _comprehension(pi_w, pi_l, ref_w, ref_l, beta=0.1):
+    margins = [beta * ((w - rw) - (lo - rl)) for w, lo, rw, rl in zip(pi_w, pi_l, ref_w, ref_l)]
+    return float(np.mean([np.logaddexp(0.0, -m) for m in margins]))
+
+
+class _DPO:
+    def __init__(self, beta=0.1):
+        self.beta = beta
+
+    def __call__(self, pi_w, pi_l, ref_w, ref_l, beta=None):
+        beta = self.beta if beta is None else beta
+        chosen = np.asarray(pi_w, float) - np.asarray(ref_w, float)
+        rejected = np.asarray(pi_l, float) - np.asarray(ref_l, float)
+        return np.mean(np.logaddexp(0, -beta * (chosen - rejected)))
+
+
+RIGHT.update({
+    "branching-log1p-math": {"dpo_loss": _branching_log1p},
+    "np-where-stable": {"dpo_loss": _where_stable},
+    "list-comprehension": {"dpo_loss": _comprehension},
+    "callable-class": {"dpo_loss": _DPO()},
+})

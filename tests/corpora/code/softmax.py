@@ -201,7 +201,7 @@ WRONG = {
     "adds-T": ({"softmax": _adds_t}, "temperature-ignored"),  # adding T - 1 to every logit is a shift
     "no-shift-rowwise": ({"softmax": _no_shift_rowwise}, "no-max-shift"),
     "written-for-vectors": ({"softmax": _for_vectors_only}, "global-sum"),
-    "axis-one-only": ({"softmax": _axis_one}, None),
+    "axis-one-only": ({"softmax": _axis_one}, "axis-one"),
     "mutates-input": ({"softmax": _mutates_input}, "changed its input"),
     "in-place-int-division": ({"softmax": _in_place_int_fails}, "raised"),
     "default-T-2": ({"softmax": _wrong_default_t}, None),
@@ -214,3 +214,74 @@ WRONG = {
     "argmax-one-hot": ({"softmax": _argmax_one_hot}, "Lowering T sharpens"),
     "not-a-function": ({"softmax": np.array([0.84, 0.11, 0.04])}, "should be a function"),
 }
+
+
+# -- more right answers, as students write them ---------------------------------------------------------
+
+
+def _hinted(z: np.ndarray, T: float = 1.0) -> np.ndarray:
+    """Softmax along the last axis at temperature T (the text's max shift)."""
+    scaled: np.ndarray = np.asarray(z, dtype=np.float64) / T
+    print("softmax of shape", scaled.shape)  # students print while they debug
+    shifted = scaled - np.max(scaled, axis=-1, keepdims=True)
+    weights = np.exp(shifted)
+    return weights / np.sum(weights, axis=-1, keepdims=True)
+
+
+def _along_axis(z, T=1.0):
+    def one_row(row):
+        row = row / T
+        e = np.exp(row - row.max())
+        return e / e.sum()
+
+    return np.apply_along_axis(one_row, -1, np.asarray(z, dtype=float))
+
+
+class _Softmax:
+    """A callable object, as in a small library of layers."""
+
+    def __init__(self, default_temperature=1.0):
+        self.default_temperature = default_temperature
+
+    def __call__(self, z, T=None):
+        T = self.default_temperature if T is None else T
+        logits = np.array(z, dtype=float) / T
+        logits -= logits.max(axis=-1, keepdims=True)
+        return np.exp(logits) / np.exp(logits).sum(axis=-1, keepdims=True)
+
+
+def _log_sum_exp_by_hand(z, T=1.0):
+    x = np.asarray(z, dtype=float) / T
+    top = x.max(axis=-1, keepdims=True)
+    lse = top + np.log(np.sum(np.exp(x - top), axis=-1, keepdims=True))
+    return np.exp(x - lse)
+
+
+def _math_ndindex(z, T=1.0):
+    arr = np.asarray(z, dtype=float)
+    out = np.empty_like(arr)
+    for lead in np.ndindex(arr.shape[:-1]):
+        row = [v / T for v in arr[lead]]
+        biggest = max(row)
+        exps = [math.exp(v - biggest) for v in row]
+        total = math.fsum(exps)
+        out[lead] = [e / total for e in exps]
+    return out
+
+
+def _einsum_normaliser(z, T=1.0):
+    e = np.exp((np.asarray(z, dtype=float) - np.max(z, axis=-1, keepdims=True)) / T)
+    return e / np.einsum("...k->...", e)[..., np.newaxis]
+
+
+RIGHT.update({
+    "type-hints-docstring-print": {"softmax": _hinted},
+    "apply-along-axis": {"softmax": _along_axis},
+    "callable-class": {"softmax": _Softmax()},
+    "logsumexp-by-hand": {"softmax": _log_sum_exp_by_hand},
+    "math-over-ndindex": {"softmax": _math_ndindex},
+    "einsum-normaliser": {"softmax": _einsum_normaliser},
+    "lambda": {"softmax": lambda z, T=1.0: (lambda x: np.exp(x - x.max(-1, keepdims=True))
+                                              / np.exp(x - x.max(-1, keepdims=True)).sum(-1, keepdims=True))(
+        np.asarray(z, dtype=float) / T)},
+})

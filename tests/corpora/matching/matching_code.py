@@ -24,3 +24,8 @@ WRONG = {
     "tuple_answer": ({"match_code": tuple(KEY.items())}, "should be a dict"),
     "none": ({"match_code": None}, None),
 }
+
+RIGHT.update({
+    "letters_with_periods": {"match_code": {k: f"{v}." for k, v in KEY.items()}},
+    "bracketed_upper_str_keys": {"match_code": {str(k): f"[{v.upper()}]" for k, v in KEY.items()}},
+})

@@ -26,3 +26,8 @@ WRONG = {
                      "not one of its items"),
     "a_list": ({"match_symbols": list(KEY.values())}, "should be a dict"),
 }
+
+RIGHT.update({
+    "letters_with_periods": {"match_symbols": {k: f"{v}." for k, v in KEY.items()}},
+    "quoted_letters_str_keys": {"match_symbols": {f"{k}": f"'{v.upper()}'" for k, v in KEY.items()}},
+})

@@ -28,3 +28,14 @@ WRONG = {
     "odot_as_matmul": (_with(odot="a"), "element-wise"),
     "number_instead_of_letter": (_with(theta=1), "write a letter as a string"),
 }
+
+# keys written as the prompt's symbol column prints them (LaTeX or Unicode), as a student copies them
+SYMBOLS = {"expectation": r"\mathbb{E}_{x \sim p}[f(x)]", "argmax": r"\arg\max_x f(x)", "nabla": "∇_θ L",
+           "KL": r"\mathrm{KL}(p \,\Vert\, q)", "sum_prod": "Σ_i", "x~p": "x ∼ p", "norm": "‖x‖",
+           "dot": r"x^\top y", "indicator": r"\mathbb{1}[\text{condition}]", "theta": "φ", "hat": "ŷ",
+           "log": r"\log p(x)", "odot": "⊙"}
+RIGHT.update({
+    "symbol_column_keys": {"dictionary": {SYMBOLS[k]: v for k, v in KEY.items()}},
+    "transpose_as_intercal": {"dictionary": {**{k: v for k, v in KEY.items() if k != "dot"}, r"x^\intercal y": "b"}},
+    "unicode_transpose": {"dictionary": {**{k: v for k, v in KEY.items() if k != "dot"}, "xᵀy": "B"}},
+})

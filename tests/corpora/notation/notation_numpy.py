@@ -1,4 +1,6 @@
 """Corpora for notation_numpy: whole environments of the 13 functions, written differently."""
+import math
+
 import numpy as np
 
 
@@ -40,7 +42,7 @@ RIGHT = {
         indicator=lambda x: np.where(x > 0, 1, 0), best_x=lambda xs, fx: xs[fx == fx.max()][0],
         row_softmax=lambda S: np.exp(S - S.max(-1, keepdims=True)) / np.exp(S - S.max(-1, keepdims=True)).sum(-1)[:, None]),
     "loops": _with(
-        dot=lambda x, y: sum(a * b for a, b in zip(x, y)), log_prod=lambda p: float(np.log(np.prod(p))),
+        dot=lambda x, y: sum(a * b for a, b in zip(x, y)), log_prod=lambda p: float(sum(np.log(v) for v in p)),
         m_hat=lambda m, beta1, t: m / (1 - np.power(beta1, t)), square=lambda g: np.square(g),
         accuracy=lambda y_hat, y: np.count_nonzero(y_hat == y) / y.size, mean_square=lambda x: np.var(x) + np.mean(x) ** 2),
     "tensordot_0d": _with(dot=lambda x, y: np.tensordot(x, y, axes=1), norm=lambda x: np.linalg.norm(x, keepdims=True)[0],
@@ -71,4 +73,37 @@ WRONG = {
     "raises": (_with(accuracy=lambda y_hat, y: 1 / 0), "ZeroDivisionError"),
     "mutates": (_with(square=lambda g: np.square(g, out=g)), "changed its input"),
     "not_a_function": (_with(dot=3.0), "should be a function"),
+    "indicator_non_strict": (_with(indicator=lambda x: (x >= 0) * 1.0), "indicator-non-strict"),
+    "indicator_sign": (_with(indicator=lambda x: np.sign(x)), "indicator-sign"),
+    "reparam_variance": (_with(reparam=lambda mu, sigma, eps: mu + sigma * sigma * eps), "reparam-variance"),
+    "reparam_no_mu": (_with(reparam=lambda mu, sigma, eps: np.multiply(sigma, eps)), "reparam-no-mu"),
+    "log_of_product": (_with(log_prod=lambda p: float(np.log(np.prod(p)))), "log-of-product"),
+    "kl_unweighted": (_with(kl=lambda p, q: np.log(p / q).sum()), "kl-unweighted"),
+    "softmax_over_max": (_with(row_softmax=lambda S: np.exp(S) / np.exp(S).max(axis=1, keepdims=True)),
+                         "Each row of a softmax sums to 1"),
+    "norm_cube_root": (_with(norm=lambda x: np.sum(x ** 2) ** (1 / 3)), "A length scales with the vector"),
+    "kl_negative": (_with(kl=lambda p, q: np.sum(p * np.log(q / p))), "KL(p || p) = 0"),
 }
+
+
+def _math_dot(x, y):
+    """The dot product with the math module: an exactly rounded sum of products."""
+    return math.fsum(a * b for a, b in zip(x, y))
+
+
+def _typed_kl(p: np.ndarray, q: np.ndarray) -> float:
+    return float(np.sum(p * (np.log(p) - np.log(q))))
+
+
+RIGHT.update({
+    "math_module": _with(dot=_math_dot, norm=lambda x: math.sqrt(sum(v * v for v in x)),
+                         log_prod=lambda p: math.fsum(math.log(v) for v in p),
+                         m_hat=lambda m, beta1, t: m / (1 - math.pow(beta1, t))),
+    "type_hints_and_loops": _with(kl=_typed_kl, indicator=lambda x: np.array([float(v > 0) for v in x]),
+                                  accuracy=lambda y_hat, y: sum(int(a == b) for a, b in zip(y_hat, y)) / len(y),
+                                  best_x=lambda xs, fx: max(zip(fx, xs))[1]),
+    "stable_row_softmax_and_heaviside": _with(
+        row_softmax=lambda S: np.exp(S - S.max(1, keepdims=True)) / np.exp(S - S.max(1, keepdims=True)).sum(1, keepdims=True),
+        indicator=lambda x: np.heaviside(x, 0.0), reparam=lambda mu, sigma, eps: np.asarray(mu) + np.asarray(sigma) * eps,
+        scores=lambda Q, K: (Q @ K.T) * (1 / math.sqrt(Q.shape[-1]))),
+})

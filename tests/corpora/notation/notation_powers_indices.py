@@ -32,3 +32,10 @@ WRONG = {
     "still_none": ({"powers": None}, None),
     "string_not_dict": ({"powers": "power"}, "should be a dict"),
 }
+
+RIGHT.update({
+    "transpose_spellings": {"powers": {**{k: v for k, v in KEY.items() if k != "K^T"}, r"K^{\top}": "Transpose"}},
+    "prompt_latex_keys": {"powers": {**{k: v for k, v in KEY.items() if k not in ("ỹ^l", "10^-8", "y^(l)")},
+                                     r"\widetilde{\mathbf{y}}^{l}": "index", "10^{-8}": "power",
+                                     r"\mathbf{y}^{(l)}": "index"}},
+})

@@ -34,3 +34,12 @@ WRONG = {
     "nested_tuple": (_with(Q=(("n", "d_k"),)), "nests a tuple"),
     "a_number": (_with(W=2), "write a tuple of names"),
 }
+
+RIGHT.update({  # every way a paper writes a transpose
+    "top_keys": {"shapes": {**{k: v for k, v in KEY.items() if "^T" not in k},
+                            r"K^\top": ("d_k", "m"), r"QK^{\top}": ("n", "m")}},
+    "intercal_and_mathsf_keys": {"shapes": {**{k: v for k, v in KEY.items() if "^T" not in k},
+                                            r"K^\intercal": ["d_k", "m"], r"QK^{\mathsf{T}}": "n x m"}},
+    "cdot_and_sqrt_symbol": {"shapes": {**{k: v for k, v in KEY.items() if k not in ("q.k", "sqrt(d_k)")},
+                                        r"q \cdot k": "scalar", "√d_k": ()}},
+})

@@ -26,6 +26,8 @@ RIGHT = {
 WRONG = {
     "m0_is_g0": (env(base="beta1*g(0) + (1 - beta1)*g(1)"), "not m_0 = g_0"),
     "base_without_factor": (env(base="g(1)"), "enters with the factor (1 - β₁)"),
+    "base_without_gradient": (env(base="1 - beta1"), "has no gradient in it"),
+    "base_zero": (env(base="beta1*0"), "m_1 is not 0"),
     "hyp_power_off_by_one": (env(hyp="(1 - beta1)*Sum(beta1**(k - i + 1)*g(i), (i, 1, k))"), "one too high"),
     "hyp_missing_factor": (env(hyp="Sum(beta1**(k - i)*g(i), (i, 1, k))"), "The factor (1 - β₁)"),
     "hyp_from_zero": (env(hyp="(1 - beta1)*Sum(beta1**(k - i)*g(i), (i, 0, k))"), "starts at i = 0"),
@@ -50,3 +52,9 @@ WRONG = {
     "not_a_string": (env(base=0.1), "should be a string"),
     "underscore_index": (env(hyp="(1 - beta1)*Sum(beta1**(k - i)*g_i, (i, 1, k))"), "'g_i'"),
 }
+
+RIGHT.update({
+    "base_with_m0_written": env(base="beta1*0 + (1 - beta1)*g(1)"),
+    "hyp_pulled_out_power": env(hyp="(1 - beta1)*beta1**k*Sum(beta1**(-i)*g(i), (i, 1, k))"),
+    "step_sum_split": env(step="(1 - beta1)*(Sum(beta1**(k + 1 - i)*g(i), (i, 1, k)) + g(k + 1))"),
+})

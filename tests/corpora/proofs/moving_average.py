@@ -94,3 +94,24 @@ WRONG = {
     "returns_none": ({"moving_average": _returns_none}, "not an array of numbers"),
     "plus_sign": ({"moving_average": _plus}, "the new gradient enters with weight (1 - β₁)"),
 }
+
+
+def _geometric_series_math(g, beta1: float, t: int) -> np.ndarray:
+    """(1 - beta1) * (1 + beta1 + ... + beta1^(t-1)) * g, the sum written with the geometric series."""
+    factor = (1 - beta1) * sum(beta1 ** j for j in range(t))
+    return factor * np.asarray(g, dtype=float)
+
+
+def _while_counter(g, beta1, t):
+    g = np.array(g, dtype=float)
+    m, step = np.zeros(g.shape), 0
+    while step < t:
+        step += 1
+        m = np.add(np.multiply(beta1, m), np.multiply(1 - beta1, g))
+    return m
+
+
+RIGHT.update({
+    "geometric_series_hints": {"moving_average": _geometric_series_math},
+    "while_counter": {"moving_average": _while_counter},
+})
