@@ -118,7 +118,7 @@ AFTER = {"nbgrader release_assignment code": hub_students}
 
 def _env() -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("READING_MATHS_", "JUPYTER_"))}
-    return env | {"PYTHONUNBUFFERED": "1"}
+    return env | {"PYTHONUNBUFFERED": "1", "COLUMNS": "200"}  # a teacher's terminal: tables not wrapped
 
 
 @pytest.fixture(scope="module")
