@@ -5,6 +5,12 @@ from pathlib import Path
 
 c = get_config()  # noqa: F821 - provided by nbgrader
 
+# nbgrader runs `alembic` (the gradebook's migrations) by name: look for it beside this Python first, so that
+# `.venv/bin/nbgrader` works without activating the virtual environment.
+from reading_maths.nbgrader.environment import use_nbgrader_env  # noqa: E402
+
+use_nbgrader_env()
+
 HERE = Path(__file__).resolve().parent
 
 c.CourseDirectory.course_id = "reading-maths"
@@ -32,11 +38,25 @@ c.ExecutePreprocessor.interrupt_on_timeout = True
 # The graders print their feedback; keep nbgrader from truncating it.
 c.LimitOutput.max_lines = 200
 
-# generate_feedback: nbgrader's feedback template with MathJax inlined from a package, not a CDN, so the
-# formulas in a student's feedback render offline (reading_maths/nbgrader/feedback.py).
-from reading_maths.nbgrader.feedback import configure as offline_feedback  # noqa: E402
+# --- This term ---------------------------------------------------------------------------------------
+# When each assignment is due: `reading-maths release` writes these into the gradebook, where collect,
+# autograde, formgrader and the late policy read them. Times without a zone are UTC.
+c.Term.due_dates = {
+    "notation": "2027-01-22 17:00:00 Europe/London",
+    "matching": "2027-01-29 17:00:00 Europe/London",
+    "proofs": "2027-02-05 17:00:00 Europe/London",
+    "code": "2027-02-12 17:00:00 Europe/London",
+    "build": "2027-02-26 17:00:00 Europe/London",
+}
+# Late work loses 10 % of its score per started day (reading_maths/nbgrader/late.py); delete this line
+# for no penalty (nbgrader's default), or name another nbgrader LateSubmissionPlugin.
+c.AssignLatePenalties.plugin_class = "reading_maths.nbgrader.late.TenPercentPerDay"
 
-offline_feedback(c)
+# generate_feedback: the course's feedback page (reading_maths/nbgrader/feedback.py): formulas as MathML, which
+# the browser typesets offline, each message once, the questions named, the read-only course code folded.
+from reading_maths.nbgrader.feedback import configure as student_feedback  # noqa: E402
+
+student_feedback(c)
 
 # Formgrader's manual-grading page and generate_feedback show a student's notebook as inert HTML: no script,
 # handler, frame, style or outside request from anything the student wrote, formulas still typeset
@@ -62,15 +82,13 @@ c.ExportApp.plugin_class = "reading_maths.reports.spreadsheet.SafeCsvExport"
 # Filenames follow Canvas's "Download Submissions" pattern:
 #     {login}_[LATE_]{canvas user id}_{submission id}_{original filename}[-{resubmission}].ipynb
 #     e.g. lovelaceada_LATE_12345_67890_code-1.ipynb  ->  submitted/lovelaceada/code/code.ipynb
-# (For Moodle's "Full Name_12345_assignsubmission_file_code.ipynb" use instead
-#  r"^(?:.*/)?(?P<student_id>[^/_]+?)_\d+_assignsubmission_file_(?P<file_id>[^/]+?)\.ipynb$", with ids from the names.)
-# reading_maths.nbgrader.exchange.SafeFileNameCollector: nbgrader's FileNameCollectorPlugin refusing links,
-# hard links, FIFOs and devices (set with `collect` below).
-c.FileNameCollectorPlugin.named_regexp = (
-    # nbgrader matches the whole path of each extracted file, hence the leading "(?:.*/)?"
-    r"^(?:.*/)?(?P<student_id>[^/_]+)_(?:LATE_|late_)?\d+_\d+_(?P<file_id>[^/]+?)(?:-\d+)?\.ipynb$"
-)
-c.FileNameCollectorPlugin.valid_ext = [".ipynb"]
+# Canvas gives no submission time: each notebook's timestamp.txt says the due date, one second past it
+# for a LATE_ file (reading_maths/nbgrader/lms.py), so the late policy above applies to LMS work too.
+# (For Moodle's "Full Name_12345_assignsubmission_file_code.ipynb" set LmsFileNames.named_regexp to
+#  r"^(?:.*/)?(?P<student_id>[^/_]+?)_\d+_assignsubmission_file_(?P<file_id>[^/]+?)\.ipynb$", ids from the names.)
+# LmsFileNames is exchange.SafeFileNameCollector (it refuses links, hard links, FIFOs and devices) plus the timestamp.
+c.ZipCollectApp.collector_plugin = "reading_maths.nbgrader.lms.LmsFileNames"
+c.LmsFileNames.valid_ext = [".ipynb"]
 
 # --- Every Autograde is sandboxed ----------------------------------------------------------------------
 # `nbgrader autograde` and formgrader's Autograde button grade each submitted notebook with the same

@@ -51,6 +51,11 @@ c.ExchangeCollect.check_owner = False
 c.CourseDirectory.course_id = "{COURSE_ID}"
 '''
 
+NOTES = {"hostile": "hostile: its first answer tries to read the graders and the gradebook and to kill the grader; "
+                    "the sandbox let it do neither, so it scores what its answers are worth (right ones)",
+         "late": "late: submitted after the due date (10 % off per started day)"}
+"""What the grade table says beside a student whose score alone would mislead."""
+
 # -- running nbgrader -----------------------------------------------------------------------------
 
 def nbgrader(work: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
@@ -264,8 +269,8 @@ def main(work: Path | None, size: int, only: tuple[str, ...]) -> DemoResult:
     assignment_ids = list(only) or None
     console = Console()
     result = run_demo(root, work, size, assignment_ids, log=console.print)
-    profile = {s.id: s.profile for s in result.students}
-    kinds = Counter(profile.values())
+    profile = {s.id: NOTES.get(s.profile, s.profile) for s in result.students}
+    kinds = Counter(s.profile for s in result.students)
     console.print("class: " + ", ".join(f"{n} {k}" for k, n in kinds.items()))
     console.print(grade_table(result.artefacts["LMS grades CSV"], profile))
     table = Table(title=f"where everything is (demo took {result.timings['total']:g} s)", title_justify="left")

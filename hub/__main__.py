@@ -4,12 +4,13 @@
 
 Creates (once) the Unix accounts of an instructor and three students, resets their passwords, and
 prints the URL and the logins. The accounts, their work and the exchange stay between runs;
-``--remove`` deletes the demo accounts and the site.
+``--remove`` deletes the demo accounts, the site and this checkout's shared Python under /opt/reading-maths-hub.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import shutil
 import signal
@@ -18,7 +19,7 @@ import time
 from pathlib import Path
 
 from hub import accounts
-from hub.env import ensure_env
+from hub.env import ensure_env, env_path
 from hub.site import make_site, running
 
 REPO = Path(__file__).resolve().parents[1]
@@ -37,7 +38,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m hub", description=__doc__.splitlines()[0])
     parser.add_argument("--port", type=int, default=8000, help="port on 127.0.0.1 (default 8000)")
     parser.add_argument("--site", type=Path, default=Path("/srv/reading-maths-hub"), help="the hub's folder")
-    parser.add_argument("--remove", action="store_true", help="delete the demo accounts and the site, then exit")
+    parser.add_argument("--remove", action="store_true",
+                        help="delete the demo accounts, the site and this checkout's shared Python in /opt, then exit")
     args = parser.parse_args(argv)
     if os.geteuid() != 0:
         sys.exit("make hub needs root: it creates Unix accounts and starts each person's server as that person")
@@ -49,7 +51,11 @@ def main(argv: list[str] | None = None) -> int:
         for name in names:
             accounts.remove(name)
         shutil.rmtree(args.site, ignore_errors=True)
-        print(f"removed {', '.join(names)} and {args.site}")
+        shared = env_path(REPO)  # other checkouts' shared Pythons beside it are theirs
+        shutil.rmtree(shared, ignore_errors=True)
+        with contextlib.suppress(OSError):
+            shared.parent.rmdir()  # /opt/reading-maths-hub, once no checkout has one there
+        print(f"removed {', '.join(names)}, {args.site} and {shared}")
         return 0
     signal.signal(signal.SIGTERM, signal.default_int_handler)  # `kill` stops the hub as Ctrl-C does
     env = ensure_env(REPO)

@@ -59,7 +59,18 @@ def _root() -> Path:
         raise click.ClickException(f"{exc}; run reading-maths from the course folder or pass --course") from None
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class Commands(click.Group):
+    """A group whose ``--help`` gives each command's whole summary, wrapped, never cut at the terminal's width."""
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [(name, command.get_short_help_str(limit=1000)) for name in self.list_commands(ctx)
+                if (command := self.get_command(ctx, name)) is not None and not command.hidden]
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
+
+@click.group(cls=Commands, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--course", type=click.Path(exists=True, file_okay=False, path_type=Path), envvar="READING_MATHS_COURSE",
               help="The course folder (default: the one holding the working directory; env READING_MATHS_COURSE).")
 @click.version_option(package_name="reading-maths")
@@ -166,11 +177,16 @@ def _gradable(paths: tuple[Path, ...], root: Path,
 @main.command("release")
 @click.argument("assignments", nargs=-1)
 def release_command(assignments):
-    """Regenerate release/ from source/ (nbgrader generate_assignment underneath)."""
+    """Regenerate release/ from source/ (nbgrader generate_assignment) and set the due dates of nbgrader_config.py."""
     from reading_maths.nbgrader.release import release
 
-    for assignment in release(_root(), list(assignments) or None):
-        click.echo(f"release/{assignment}/ regenerated")
+    try:
+        released = release(_root(), list(assignments) or None)
+    except LookupError as exc:
+        raise click.ClickException(str(exc.args[0])) from None
+    for assignment, due in released.items():
+        when = f"due {due:%Y-%m-%d %H:%M} UTC" if due else "no due date (c.Term.due_dates in nbgrader_config.py)"
+        click.echo(f"release/{assignment}/ regenerated; {when}")
 
 
 @main.command("new-question")
@@ -211,21 +227,22 @@ def autograde_command(assignment, student, jobs, timeout, budget, unsafe, schedu
     """Grade submitted/<student>/ASSIGNMENT/ in the sandbox; write autograded/ and nbgrader's gradebook."""
     from rich.console import Console
 
-    from reading_maths.nbgrader.autograde import autograde
+    from reading_maths.course import Assignment
+    from reading_maths.nbgrader.autograde import autograde, nothing_to_grade, open_course
     from reading_maths.reports.tables import autograde_table
 
     if watch:
         _watch(assignment, _settings(timeout, unsafe, budget, jobs), jobs, collect, interval)
         return
+    root = _root()
     try:
-        outcomes = autograde(_root(), assignment, _settings(timeout, unsafe, budget, jobs), student=student, jobs=jobs,
+        outcomes = autograde(root, assignment, _settings(timeout, unsafe, budget, jobs), student=student, jobs=jobs,
                              scheduler=scheduler)
     except LookupError as exc:
         raise click.ClickException(str(exc.args[0])) from None
     if not outcomes:
-        raise click.ClickException(f"no submissions of {assignment!r} under submitted/"
-                                   + (f" for student {student!r}" if student else ""))
-    Console().print(autograde_table(outcomes, assignment))
+        raise click.ClickException(nothing_to_grade(open_course(root, assignment)[1], assignment, student))
+    Console().print(autograde_table(outcomes, assignment, Assignment(assignment, root).grade_ids))
     refused = [o.student for o in outcomes if o.refused]
     if refused:
         click.secho(f"{len(refused)} submission(s) could not be read by nbgrader and got 0: {', '.join(refused)}",
@@ -302,7 +319,12 @@ def gradescope_command(assignment, out, hidden_visibility, timeout, unsafe):
                       unsafe=unsafe)
     except FileNotFoundError as exc:
         raise click.ClickException(str(exc)) from None
-    click.echo(f"{out}: {len(names)} files; upload it as the assignment's autograder on Gradescope")
+    from reading_maths.course import Assignment
+    from reading_maths.notebook import nbgrader_meta, test_cells
+
+    points = sum(float(nbgrader_meta(c).get("points", 0)) for c in test_cells(Assignment(assignment, _root()).source))
+    click.echo(f"{out}: {len(names)} files. On Gradescope: a Programming Assignment worth {points:g} points "
+               f"(auto-graded), students upload {assignment}.ipynb; Configure Autograder: upload {out}")
 
 
 @main.command("gather")
@@ -337,6 +359,13 @@ def report_command(assignment, out):
         raise click.ClickException(str(exc.args[0])) from None
     for kind, path in paths.items():
         click.echo(f"{kind}: {path}")
+    data = json.loads(paths["json"].read_text(encoding="utf-8"))
+    if data["left_out"]:
+        click.echo(f"not in the report (no submission yet): {', '.join(data['left_out'])}")
+    for name, waiting in data["awaiting_hand_marking"].items():
+        if waiting:
+            click.secho(f"{name}: {max(waiting.values())} submission(s) await hand-marking in formgrader "
+                        f"({', '.join(waiting)}); they count 0 in grades.csv until marked", fg="yellow")
 
 
 @main.group("checks")

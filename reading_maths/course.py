@@ -70,6 +70,11 @@ class Assignment:
         return tuple(m for m in found if m != "__future__")
 
     @cached_property
+    def grade_ids(self) -> list[str]:
+        """Every graded cell's id, auto and hand-marked, in notebook order."""
+        return [grade_id(c) for c in self.source.cells if nbgrader_meta(c).get("grade")]
+
+    @cached_property
     def own_ids(self) -> frozenset[str]:
         """The grade ids that name one of the questions: their grade, answer, check (and other
         ``<question>-...``) cells, not the helper cells every notebook of the course carries."""

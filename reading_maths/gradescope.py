@@ -23,7 +23,7 @@ import zipfile
 from pathlib import Path
 from string import Template
 
-from reading_maths.course import Assignment
+from reading_maths.course import Assignment, assignments
 from reading_maths.reports.outputs import VISIBILITIES
 
 TEMPLATES = Path(__file__).resolve().parent / "templates" / "gradescope"
@@ -68,7 +68,8 @@ def build(root: Path, assignment: str, out: Path, *, hidden: str = "after_publis
     """
     task = Assignment(assignment, root)
     if not task.source_notebook.is_file():
-        raise FileNotFoundError(f"no assignment {assignment!r}: {task.source_notebook} does not exist")
+        known = ", ".join(a.id for a in assignments(root))
+        raise FileNotFoundError(f"no assignment {assignment!r} in source/; known assignments: {known}")
     if hidden not in VISIBILITIES:
         raise ValueError(f"visibility {hidden!r} is not one of {', '.join(VISIBILITIES)}")
     if not (root / "pyproject.toml").is_file():

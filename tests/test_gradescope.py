@@ -123,6 +123,7 @@ def autograder(tmp_path_factory) -> Path:
     setup = subprocess.run(["bash", str(root / "source" / "setup.sh")], cwd=root, env=env, capture_output=True,
                            text=True, timeout=900, check=False)
     assert setup.returncode == 0, setup.stdout[-3000:] + setup.stderr[-3000:]
+    assert "sandbox: " in setup.stdout, "setup.sh shows whether the sandbox works in Gradescope's container"
     shutil.copy2(root / "source" / "run_autograder", root / "run_autograder")  # as Gradescope's image build does
     return root
 
@@ -246,3 +247,10 @@ def test_an_ungradable_upload_gets_zero_and_a_reason(results, name, reason):
     assert set(data) <= TOP_LEVEL and data["score"] == 0 and data["tests"] == []
     assert data["output"].startswith(f"Your submission could not be graded: {reason}")
     assert "autograder" not in data["output"], "no path of the grading machine is shown"
+
+
+def test_every_run_shows_the_instructor_whether_the_sandbox_works(results):
+    """run_autograder prints setup.sh's `reading-maths doctor` (what "Test Autograder" shows the instructor)."""
+    for name, found in results.items():
+        assert found["stdout"].startswith("sandbox: "), name
+        assert "sandbox:" not in found["text"], "not in results.json: students do not see it"

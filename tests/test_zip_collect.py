@@ -1,7 +1,8 @@
 """`nbgrader zip_collect` with the course's LMS filename pattern (nbgrader_config.py's zip_collect block).
 
 A Canvas-style bulk download (``{login}_[LATE_]{user id}_{submission id}_{filename}[-n].ipynb``, zipped) is
-filed by nbgrader's own ``zip_collect`` as ``submitted/<login>/code/code.ipynb``.
+filed by nbgrader's own ``zip_collect`` as ``submitted/<login>/code/code.ipynb``, with a timestamp that keeps
+the ``LATE_`` marker (the due date, or one second past it).
 """
 
 import os
@@ -15,6 +16,7 @@ import nbformat
 import pytest
 
 from conftest import ROOT
+from reading_maths.nbgrader.environment import use_nbgrader_env
 
 pytestmark = pytest.mark.slow
 
@@ -43,6 +45,11 @@ def test_zip_collect_files_canvas_download_as_submissions(tmp_path):
             zf.writestr(name, nbformat.writes(notebook))
         zf.writestr("readme.txt", "not a submission")
 
+    from nbgrader.api import Gradebook
+
+    use_nbgrader_env()  # the gradebook runs alembic by name
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:  # as `reading-maths release` sets it
+        gb.update_or_create_assignment("code", duedate="2027-02-12 17:00:00 UTC")
     env = dict(os.environ, PATH=os.pathsep.join([str(Path(sys.executable).parent), os.environ["PATH"]]))
     done = subprocess.run(
         [sys.executable, "-m", "nbgrader", "zip_collect", "code", f"--CourseDirectory.root={course}"],
@@ -56,3 +63,7 @@ def test_zip_collect_files_canvas_download_as_submissions(tmp_path):
         path = submitted / student / "code" / "code.ipynb"
         assert path.is_file(), name
         assert nbformat.read(path, as_version=4).metadata["student_marker"] == i
+        # Canvas gives no time: the due date, one second past it for a file marked LATE_
+        late = "_LATE_" in name
+        stamp = (submitted / student / "code" / "timestamp.txt").read_text()
+        assert stamp.startswith("2027-02-12 17:00:01" if late else "2027-02-12 17:00:00"), (name, stamp)

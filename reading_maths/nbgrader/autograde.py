@@ -30,6 +30,7 @@ from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.apps import AutogradeApp
 from nbgrader.coursedir import CourseDirectory
 
+from reading_maths.course import assignments as course_assignments
 from reading_maths.grading.batch import grade_many
 from reading_maths.grading.engine import Settings
 from reading_maths.inputs import unsafe_entries
@@ -61,8 +62,11 @@ def open_course(root: Path, assignment: str) -> tuple[AutogradeApp, CourseDirect
         try:
             gb.find_assignment(assignment)
         except MissingEntry:
-            raise LookupError(f"the gradebook has no assignment {assignment!r}: "
-                              f"run `nbgrader generate_assignment {assignment}` first") from None
+            known = [a.id for a in course_assignments(root)]
+            if assignment not in known:
+                raise LookupError(f"no assignment {assignment!r}; known assignments: {', '.join(known)}") from None
+            raise LookupError(f"the gradebook has no assignment {assignment!r} yet: "
+                              f"run `reading-maths release {assignment}` first") from None
     return app, app.coursedir
 
 
@@ -83,6 +87,18 @@ def find_submissions(coursedir: CourseDirectory, assignment: str, student: str |
         files = {nb: Path(folder, f"{nb}.ipynb") for nb in notebooks if Path(folder, f"{nb}.ipynb").is_file()}
         found.append(Submission(match["student"], Path(folder), files))
     return found
+
+
+def nothing_to_grade(coursedir: CourseDirectory, assignment: str, student: str | None) -> str:
+    """Why there is nothing to grade, naming what ``submitted/`` does hold."""
+    if student:
+        others = [s.student for s in find_submissions(coursedir, assignment)]
+        return (f"no submission of {assignment!r} by {student!r} under submitted/; "
+                + (f"students with one: {', '.join(others)}" if others else "there is none yet"))
+    held = sorted({Path(p).name for p in glob.glob(coursedir.format_path(coursedir.submitted_directory, "*", "*"))})
+    return (f"no submissions of {assignment!r} under submitted/ (collect them first: `nbgrader collect "
+            f"{assignment}`, `nbgrader zip_collect {assignment}` or `reading-maths gather`); "
+            + (f"submitted/ holds: {', '.join(held)}" if held else "submitted/ is empty"))
 
 
 def grade_and_record(submissions: list[Submission], settings: Settings, root: Path, assignment: str, *,

@@ -25,16 +25,21 @@ def use_nbgrader_env() -> None:
         os.environ["PATH"] = nbgrader_env()["PATH"]
 
 
+def course_config(root: Path):
+    """The course's ``nbgrader_config.py`` at ``root``, loaded (an empty config where there is none)."""
+    from traitlets.config import Config
+    from traitlets.config.loader import PyFileConfigLoader
+
+    if (Path(root) / "nbgrader_config.py").is_file():
+        return PyFileConfigLoader("nbgrader_config.py", path=str(root)).load_config()
+    return Config()
+
+
 def course_directory(root: Path):
     """nbgrader's :class:`~nbgrader.coursedir.CourseDirectory` for the course at ``root``, configured by its
     ``nbgrader_config.py`` (the gradebook's URL, the folder layout)."""
     from nbgrader.coursedir import CourseDirectory
-    from traitlets.config import Config
-    from traitlets.config.loader import PyFileConfigLoader
 
-    config = Config()
-    if (Path(root) / "nbgrader_config.py").is_file():
-        config = PyFileConfigLoader("nbgrader_config.py", path=str(root)).load_config()
-    coursedir = CourseDirectory(config=config)
+    coursedir = CourseDirectory(config=course_config(root))
     coursedir.root = str(root)
     return coursedir

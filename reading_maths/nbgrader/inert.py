@@ -33,7 +33,7 @@ from nbconvert.filters.highlight import Highlight2HTML
 from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
 from nbconvert.preprocessors import Preprocessor
 
-from reading_maths.nbgrader.feedback import TEMPLATES
+from reading_maths.nbgrader.feedback import MATHML_ATTRIBUTES, MATHML_TAGS, TEMPLATES
 
 TEMPLATE = "reading-maths-formgrade"
 TAGS = frozenset({
@@ -51,6 +51,8 @@ PAGE_STRINGS = ("assignment_id", "notebook_id", "student", "last_name", "first_n
 
 
 def _attribute(tag: str, name: str, value: str) -> bool:
+    if tag in MATHML_TAGS:  # the feedback's formulas, MathML made from TeX (feedback.mathml): no links, no script
+        return name in MATHML_ATTRIBUTES
     if tag == "a" and name in ("href", "title"):
         return name == "title" or bool(_LINK.match(value.strip()))
     if tag == "img" and name in ("src", "alt", "title", "width", "height"):
@@ -62,7 +64,7 @@ def _attribute(tag: str, name: str, value: str) -> bool:
     return name == "class" and all(_HIGHLIGHT_CLASS.match(token) for token in value.split())
 
 
-_CLEANER = bleach.Cleaner(tags=TAGS, attributes=_attribute, protocols=["http", "https", "mailto", "data"],
+_CLEANER = bleach.Cleaner(tags=TAGS | MATHML_TAGS, attributes=_attribute, protocols=["http", "https", "mailto", "data"],
                           strip=False, strip_comments=True)
 
 

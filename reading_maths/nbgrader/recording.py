@@ -166,6 +166,8 @@ class Outcome:
     """why nbgrader could not record it (its questions then get 0), or None"""
     scores: dict[str, float | None] = field(default_factory=dict)
     max_scores: dict[str, float] = field(default_factory=dict)
+    pending: set[str] = field(default_factory=set)
+    """hand-marked questions not yet marked in formgrader"""
 
     @property
     def total(self) -> float:
@@ -179,6 +181,8 @@ def read_back(gb: Gradebook, assignment: str, student: str, refused: str | None)
         for grade in sorted(notebook.grades, key=lambda g: g.cell.name):
             outcome.scores[grade.name] = grade.score
             outcome.max_scores[grade.name] = grade.max_score
+            if grade.needs_manual_grade and grade.manual_score is None:
+                outcome.pending.add(grade.name)
     return outcome
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import subprocess
 import sys
 from pathlib import Path
@@ -9,7 +10,8 @@ from pathlib import Path
 import nbformat
 
 from reading_maths.course import assignments as course_assignments
-from reading_maths.nbgrader.environment import nbgrader_env
+from reading_maths.nbgrader.environment import course_directory, nbgrader_env
+from reading_maths.nbgrader.term import due_dates, write_due_dates
 from reading_maths.scaffold import sync_points
 
 
@@ -34,13 +36,19 @@ def clean(notebook: Path) -> None:
     nbformat.write(nb, notebook)
 
 
-def release(root: Path, assignments: list[str] | None = None, db_url: str | None = None) -> list[str]:
+def release(root: Path, assignments: list[str] | None = None,
+            db_url: str | None = None) -> dict[str, dt.datetime | None]:
     """Regenerate ``release/<assignment>/`` for each assignment (all that exist by default), each grade cell's
-    points first taken from its grader (:func:`~reading_maths.scaffold.sync_points`)."""
-    done = []
-    for assignment in assignments or [a.id for a in course_assignments(root)]:
+    points first taken from its grader (:func:`~reading_maths.scaffold.sync_points`), and write the due dates
+    of ``c.Term.due_dates`` into the gradebook; returns each assignment's due date (None: none)."""
+    known = sorted(p.stem for p in Path(root, "source").glob("*/*.ipynb") if p.stem == p.parent.name)
+    unknown = [a for a in assignments or [] if a not in known]
+    if unknown:
+        raise LookupError(f"no assignment {unknown[0]!r} in source/; known assignments: {', '.join(known)}")
+    chosen = assignments or [a.id for a in course_assignments(root)]
+    for assignment in chosen:
         sync_points(root, assignment)
         for notebook in generate(root, assignment, db_url).glob("*.ipynb"):
             clean(notebook)
-        done.append(assignment)
-    return done
+    dates = write_due_dates(db_url or course_directory(root).db_url, due_dates(root), chosen)
+    return {a: dates.get(a) for a in chosen}

@@ -44,20 +44,27 @@ def print_gathered(results: list, console: Console | None = None) -> None:
     (console or Console()).print(table)
 
 
-def autograde_table(outcomes: list[Outcome], assignment: str) -> Table:
-    """``reading-maths autograde``'s table, one row per student: score per question, total, any refusal."""
-    questions = list(dict.fromkeys(q for o in outcomes for q in o.scores))
-    table = Table(title=f"autograde {assignment}: {len(outcomes)} submission(s)")
+def autograde_table(outcomes: list[Outcome], assignment: str, order: list[str] | None = None) -> Table:
+    """``reading-maths autograde``'s table, one row per student: points per question out of its maximum (in
+    the notebook's ``order``), hand-marked ones not yet marked as such, the total, any refusal."""
+    found = [q for q in dict.fromkeys(q for o in outcomes for q in o.scores)  # not the 0-point mark schemes
+             if any(o.max_scores.get(q) for o in outcomes)]
+    questions = [q for q in order or [] if q in found] + [q for q in found if q not in (order or [])]
+    maxima = {q: next((o.max_scores[q] for o in outcomes if q in o.max_scores), 0.0) for q in questions}
+    table = Table(title=f"autograde {assignment}: {len(outcomes)} submission(s); \"to mark\": awaiting hand-marking "
+                        "in formgrader")
     width = max([len("student"), *(len(o.student) for o in outcomes)])
     table.add_column("student", no_wrap=True, min_width=width)  # a name is what a teacher searches for: whole
     for q in questions:
-        table.add_column(q, justify="right", overflow="fold")  # long question ids wrap rather than vanish
-    table.add_column("total", justify="right", no_wrap=True)
+        table.add_column(f"{q} /{maxima[q]:g}", justify="right", overflow="fold")  # long ids wrap, not vanish
+    table.add_column("total", justify="right")
     table.add_column("note")
     for o in outcomes:
-        cells = ["—" if o.scores.get(q) is None else f"{o.scores[q]:g}" for q in questions]
-        maximum = sum(o.max_scores.values())
-        table.add_row(rich_text(o.student), *cells, f"{o.total:g} / {maximum:g}",
+        cells = ["to mark" if q in o.pending or o.scores.get(q) is None else f"{o.scores[q]:g}" for q in questions]
+        pending = sum(m for q, m in o.max_scores.items() if q in o.pending or o.scores.get(q) is None)
+        total = f"{o.total:g} / {sum(o.max_scores.values()) - pending:g}"
+        total += f" + {pending:g} to mark" if pending else ""
+        table.add_row(rich_text(o.student), *cells, total,
                       Text(f"refused: {o.refused}", style="red") if o.refused else "")
     return table
 

@@ -209,10 +209,11 @@ class Watch:
         with contextlib.suppress(Exception):  # a page that navigated away has no dialog left to dismiss
             dialog.dismiss()
 
-    def settle(self, page) -> int:
+    def settle(self, page, mathjax: bool = True) -> int:
         page.wait_for_load_state("load")
-        page.wait_for_function("() => window.MathJax && MathJax.startup && MathJax.startup.promise")
-        page.evaluate("() => MathJax.startup.promise")
+        if mathjax:  # formgrader typesets with MathJax; the feedback's formulas are MathML already
+            page.wait_for_function("() => window.MathJax && MathJax.startup && MathJax.startup.promise")
+            page.evaluate("() => MathJax.startup.promise")
         poked = page.evaluate(POKE)
         page.wait_for_timeout(1500)  # a fetch, a timer or a refresh would have happened by now
         return poked

@@ -33,3 +33,9 @@ if ! "$$PYTHON" -c 'import ensurepip' 2>/dev/null; then apt_install "$$(basename
 #    another user in the sandbox, which does not even see this folder.
 chmod -R go-rwx "$$SOURCE/course"
 "$$ROOT/venv/bin/reading-maths" --version
+
+# 5. Whether the sandbox works in this container, guarantee by guarantee: in the build log now, and
+#    printed by run_autograder on every run, where "Test Autograder" shows it to the instructor (the
+#    autograder's own output is hidden from students). A container without one refuses every submission.
+"$$ROOT/venv/bin/reading-maths" doctor > "$$ROOT/doctor.txt" 2>&1 || true
+cat "$$ROOT/doctor.txt"
