@@ -13,7 +13,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 # Debian packages the sandbox, the browser tests and the hub use (skipped when not root or not Debian):
-# bubblewrap and acl (sandbox), chromium (browser tests), nodejs + npm (JupyterHub's proxy), python3-venv (the
+# bubblewrap, acl and libseccomp2 (sandbox), chromium (browser tests), nodejs + npm (JupyterHub's proxy), python3-venv (the
 # hub's shared Python, made from Debian's python3 so that every account can run it). Only what is missing is
 # asked for: a machine whose Node.js comes from elsewhere (NodeSource's nodejs bundles npm and conflicts with
 # Debian's npm package) keeps it.
@@ -21,6 +21,7 @@ system-packages:
 	@missing=""; \
 	command -v bwrap >/dev/null || missing="$$missing bubblewrap"; \
 	command -v setfacl >/dev/null || missing="$$missing acl"; \
+	/sbin/ldconfig -p 2>/dev/null | grep -q libseccomp.so.2 || missing="$$missing libseccomp2"; \
 	command -v chromium >/dev/null || missing="$$missing chromium"; \
 	command -v node >/dev/null || missing="$$missing nodejs"; \
 	command -v npm >/dev/null || missing="$$missing npm"; \

@@ -17,16 +17,19 @@ from reading_maths.grading.batch import grade_many
 from reading_maths.grading.engine import NotGradable, Settings, load
 from reading_maths.inputs import notebooks_in
 from reading_maths.reports import outputs
+from reading_maths.reports.escape import terminal_text
 from reading_maths.reports.tables import print_gathered, print_table
-from reading_maths.sandbox.process import Limits, SandboxUnavailable, choose
+from reading_maths.sandbox.limits import Limits
+from reading_maths.sandbox.process import SandboxUnavailable, choose
 from reading_maths.sandbox.session import DEFAULT_BUDGET
 
 
-def _settings(timeout: float, unsafe: bool, budget: float = DEFAULT_BUDGET) -> Settings:
+def _settings(timeout: float, unsafe: bool, budget: float = DEFAULT_BUDGET, jobs: int = 0) -> Settings:
+    """The engine's settings; each sandbox's memory cap sized for ``jobs`` at once (0: one per core)."""
     try:
         with warnings.catch_warnings(record=True) as seen:
             warnings.simplefilter("always")
-            sandbox = choose(allow_unsafe=unsafe, limits=Limits())
+            sandbox = choose(allow_unsafe=unsafe, limits=Limits.for_jobs(jobs))
     except SandboxUnavailable as exc:
         raise click.ClickException(str(exc)) from None
     for warning in seen:
@@ -98,7 +101,7 @@ def grade_command(paths, as_json, junit, gradescope, hidden_visibility, assignme
     try:
         root = _root()
         notebooks, unreadable, assignment = _gradable(paths, root, assignment)
-        settings = _settings(timeout, unsafe, budget)
+        settings = _settings(timeout, unsafe, budget, jobs)
     except click.ClickException as exc:
         if gradescope:
             gradescope.write_text(outputs.gradescope_refusal(exc.message), encoding="utf-8")
@@ -124,7 +127,7 @@ def grade_command(paths, as_json, junit, gradescope, hidden_visibility, assignme
     if unreadable:
         click.secho(f"{len(unreadable)} notebook(s) could not be read and were not graded:", fg="yellow", err=True)
         for reason in unreadable.values():
-            click.echo(f"  {reason}", err=True)
+            click.echo(f"  {terminal_text(reason)}", err=True)
         sys.exit(4)
     if fail_under is not None and any(r.score < fail_under for r in results):
         sys.exit(3)
@@ -212,10 +215,10 @@ def autograde_command(assignment, student, jobs, timeout, budget, unsafe, schedu
     from reading_maths.reports.tables import autograde_table
 
     if watch:
-        _watch(assignment, _settings(timeout, unsafe, budget), jobs, collect, interval)
+        _watch(assignment, _settings(timeout, unsafe, budget, jobs), jobs, collect, interval)
         return
     try:
-        outcomes = autograde(_root(), assignment, _settings(timeout, unsafe, budget), student=student, jobs=jobs,
+        outcomes = autograde(_root(), assignment, _settings(timeout, unsafe, budget, jobs), student=student, jobs=jobs,
                              scheduler=scheduler)
     except LookupError as exc:
         raise click.ClickException(str(exc.args[0])) from None
@@ -243,7 +246,7 @@ def _watch(assignment: str, settings, jobs: int, collect: bool, interval: float)
     def graded(outcomes) -> None:
         for o in outcomes:
             shown = f"refused: {o.refused}" if o.refused else f"{o.total:g} / {sum(o.max_scores.values()):g}"
-            click.echo(f"graded {o.student}: {shown}")
+            click.echo(terminal_text(f"graded {o.student}: {shown}"))
 
     click.echo(f"watching submitted/*/{assignment}/ (Ctrl-C stops)")
     try:
@@ -257,11 +260,13 @@ def _watch(assignment: str, settings, jobs: int, collect: bool, interval: float)
 
 
 @main.command("doctor")
-def doctor_command():
+@click.option("--jobs", "-j", default=0,
+              help="The --jobs you grade with (0: every core): it sizes each sandbox's memory.")
+def doctor_command(jobs):
     """Print which isolation this machine gives student code, and why; exit 1 when grading would refuse."""
     from reading_maths.sandbox.doctor import guarantees
 
-    mode, found = guarantees()
+    mode, found = guarantees(jobs)
     names = {"bwrap": "full sandbox as root (bwrap + another uid)",
              "userns": "full sandbox as an ordinary user (bwrap in a user namespace)",
              "plain": "NO SANDBOX: grading refuses unless --unsafe-no-sandbox"}

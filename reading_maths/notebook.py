@@ -7,6 +7,7 @@ not ``solution``, one per question, ``grade_id`` = the question id), a *manually
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,9 @@ import nbformat
 from reading_maths.inputs import UnsafeInput, read_regular
 
 SOLUTION_MARKERS = re.compile(r"^\s*### (BEGIN|END) SOLUTION\s*$", re.MULTILINE)
+MAX_PARTS = 20_000
+"""Cells and outputs a student's notebook may hold (the course's have tens): nbformat takes about a minute
+of the grader's own time, outside any notebook's budget, to check a 50 MiB notebook of a million cells."""
 
 
 class NotANotebook(ValueError):
@@ -37,6 +41,9 @@ def read_notebook(path: Path, shown: str | None = None, student: bool = True) ->
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
         raise NotANotebook(f"{shown} is not UTF-8 text, so it is not a notebook") from None
+    if student and _parts(text) > MAX_PARTS:
+        raise NotANotebook(f"{shown} holds more than {MAX_PARTS} cells and outputs, more than a notebook of "
+                           "this course can (a loop that adds cells or displays?)")
     try:
         nb = nbformat.reads(text, as_version=4)
     except Exception as exc:  # noqa: BLE001 - nbformat raises many kinds for bad input
@@ -44,6 +51,15 @@ def read_notebook(path: Path, shown: str | None = None, student: bool = True) ->
     if not isinstance(nb.get("cells"), list):
         raise NotANotebook(f"{shown} is not a Jupyter notebook (no cells)")
     return nb
+
+
+def _parts(text: str) -> int:
+    """How many cells and outputs the notebook ``text`` holds (0 when it is not a JSON notebook: nbformat says why)."""
+    try:
+        cells = json.loads(text).get("cells")
+        return len(cells) + sum(len(c.get("outputs") or ()) for c in cells if isinstance(c, dict))
+    except Exception:  # noqa: BLE001 - malformed: left to nbformat's reason
+        return 0
 
 
 def nbgrader_meta(cell: Any) -> dict:

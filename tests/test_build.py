@@ -111,6 +111,7 @@ def test_release_stub_scores_zero_with_the_format_message():
         assert any("should be a non-empty string" in line for line in result.feedback), result.feedback
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("question", ENTRIES)
 def test_each_cheat_and_unfair_case_gets_exactly_its_score(question):
     corpus = runpy.run_path(str(ROOT / "tests" / "corpora" / "build" / f"{question}.py"))

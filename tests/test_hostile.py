@@ -125,7 +125,7 @@ def snapshot(top: Path, skip: set[str] = frozenset()) -> dict[str, tuple]:
 def host_markers() -> set[str]:
     """Marker files anywhere an attack might reach on the host."""
     found = set()
-    for top in (Path("/tmp"), Path("/work"), Path.home()):
+    for top in (Path("/tmp"), Path("/work"), Path("/dev/shm"), Path.home()):
         try:
             found |= {str(p) for p in top.iterdir() if "rm-hostile" in p.name or p.name == ".OTTER_LOG"}
         except OSError:

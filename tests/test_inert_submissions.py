@@ -14,9 +14,7 @@ A control renders the same notebook with nbgrader's stock template: the detector
 
 from __future__ import annotations
 
-import contextlib
 import http.server
-import re
 import shutil
 import threading
 from pathlib import Path
@@ -24,40 +22,23 @@ from pathlib import Path
 import browser as b
 import nbformat
 import pytest
-from hostile.markup import FORMULA, HOSTILE_NAME, MISSING_ATTACHMENT, as_executed, hostile_notebook
+from hostile.markup import (
+    ALLOWED,
+    DOM_CHECK,
+    FORMULA,
+    HOSTILE_NAME,
+    MISSING_ATTACHMENT,
+    POKE,
+    Watch,
+    as_executed,
+    hostile_notebook,
+)
 
 pytestmark = pytest.mark.browser
 
 REPO = Path(__file__).resolve().parents[1]
 SHOTS = Path(__file__).resolve().parent / "screenshots"
 STUDENT = "eve"
-ALLOWED = re.compile(r"^/(formgrader/(static/|api/|submissions/[0-9a-f]+/?$)|static/favicons?/)")
-"""What the manual-grading page may ask the lab for: the page, formgrader's files and its grading API."""
-
-POKE = """() => {
-  const root = document.querySelector('#notebook-container') || document.body;
-  for (const el of root.querySelectorAll('*')) {
-    for (const type of ['mouseover', 'mouseenter', 'focus', 'toggle', 'load', 'error', 'animationstart'])
-      el.dispatchEvent(new Event(type));
-  }
-  for (const a of root.querySelectorAll('a[href]')) a.click();
-  return root.querySelectorAll('*').length;
-}"""
-
-DOM_CHECK = """() => {
-  const root = document.querySelector('#notebook-container');
-  const bad = [];
-  for (const el of root.querySelectorAll('*')) {
-    for (const attr of el.getAttributeNames())
-      if (/^on/i.test(attr) || /^\\s*(javascript|vbscript|data:text)/i.test(el.getAttribute(attr)))
-        bad.push(el.tagName + ' ' + attr);
-    if (/^(SCRIPT|IFRAME|OBJECT|EMBED|STYLE|LINK|META|BASE|FORM|INPUT|BUTTON)$/.test(el.tagName)
-        && !el.closest('.nbgrader_cell .panel-heading, .nbgrader_cell .panel-footer')) bad.push(el.tagName);
-  }
-  return bad;
-}"""
-
-
 class Canary(http.server.BaseHTTPRequestHandler):
     hits: list[str] = []
 
@@ -110,42 +91,6 @@ def chromium():
         yield context
 
 
-class Watch:
-    """What a page did: dialogs, requests (off-lab ones aborted), console messages."""
-
-    def __init__(self, context, lab_url: str):
-        self.dialogs, self.requests, self.outside = [], [], []
-        self.lab = lab_url
-
-        def route(r):
-            url = r.request.url
-            if url.startswith(self.lab + "/") or url.startswith("about:"):
-                self.requests.append(url[len(self.lab):])
-                r.continue_()
-            else:
-                self.outside.append(url)
-                r.abort()
-        context.route("**/*", route)
-
-    def page(self, context):
-        page = context.new_page()
-        page.on("dialog", self._dialog)
-        return page
-
-    def _dialog(self, dialog) -> None:
-        self.dialogs.append(dialog.message)
-        with contextlib.suppress(Exception):  # a page that navigated away has no dialog left to dismiss
-            dialog.dismiss()
-
-    def settle(self, page) -> int:
-        page.wait_for_load_state("load")
-        page.wait_for_function("() => window.MathJax && MathJax.startup && MathJax.startup.promise")
-        page.evaluate("() => MathJax.startup.promise")
-        poked = page.evaluate(POKE)
-        page.wait_for_timeout(1500)  # a fetch, a timer or a refresh would have happened by now
-        return poked
-
-
 def test_formgrader_shows_a_hostile_submission_inertly(course, chromium, canary):
     root, scratch, env, submission = course
     Canary.hits.clear()
@@ -168,6 +113,14 @@ def test_formgrader_shows_a_hostile_submission_inertly(course, chromium, canary)
         assert formula.locator("[data-mjx-error], mjx-merror").count() == 0
         assert page.get_by_text("<script>", exact=False).count() > 0
         assert page.locator("input.score#softmax").count() == 1  # formgrader's own grading form is intact
+        # formgrader's lists print the student's names too (through jQuery's .text(): as text)
+        for where in ("manage_students", f"manage_students/{STUDENT}/code", "gradebook/code/code",
+                      "manage_submissions/code"):
+            page.goto(lab.at(f"/formgrader/{where}"))
+            page.wait_for_load_state("networkidle")  # the lists are filled from formgrader's API by then
+            page.wait_for_timeout(500)
+            assert page.evaluate("() => top.pwned") is None and watch.dialogs == [], where
+        assert watch.outside == [] and Canary.hits == [], (watch.outside, Canary.hits)
         page.close()
 
 

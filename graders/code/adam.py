@@ -36,7 +36,8 @@ def _random_quadratic(rng, shape):
 
 # -- the mistake catalogue ---------------------------------------------------------------------------------
 
-def _wrong_adam(*, first_t=1, extra=0, carry=True, correct=True, at_start=False, defaults=False, history=False):
+def _wrong_adam(*, first_t=1, extra=0, carry=True, correct=True, at_start=False, defaults=False, history=False,
+                eps_inside=False):
     """Algorithm 1 with one thing changed."""
 
     def adam(grad, theta0, steps, alpha=0.001, beta1=0.9, beta2=0.999, eps=1e-8):
@@ -52,7 +53,7 @@ def _wrong_adam(*, first_t=1, extra=0, carry=True, correct=True, at_start=False,
             v_t = beta2 * v + (1 - beta2) * g**2
             m_hat = m_t / (1 - beta1**t) if correct else m_t
             v_hat = v_t / (1 - beta2**t) if correct else v_t
-            theta = theta - alpha * m_hat / (np.sqrt(v_hat) + eps)
+            theta = theta - alpha * m_hat / (np.sqrt(v_hat + eps) if eps_inside else np.sqrt(v_hat) + eps)
             if carry:
                 m, v = m_t, v_t
             thetas.append(theta)
@@ -108,6 +109,12 @@ MISTAKES = [
         "Your adam ignores the alpha, beta1, beta2 and eps it is given (the defaults are used instead). Pass them "
         "on to every step: adam_step(theta, g, m, v, t, alpha, beta1, beta2, eps).",
         _wrong_adam(defaults=True),
+    ),
+    Mistake(
+        "eps-inside-sqrt",
+        "You put epsilon inside the square root. Algorithm 1 adds it after the root: m-hat / (np.sqrt(v-hat) + eps). "
+        "The difference shows when the gradients are tiny or eps is not the default.",
+        _wrong_adam(eps_inside=True),
     ),
 ]
 

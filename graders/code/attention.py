@@ -152,6 +152,13 @@ MISTAKES = [
         "of each key: K.shape[1].",
         lambda Q, K, V: REF.attention(np.asarray(Q, float) * np.sqrt(np.shape(K)[1] / np.shape(K)[0]), K, V),
     ),
+    Mistake(  # e.g. a softmax of Problem 1 that casts to float32, called here
+        "float32",
+        "Your weights are computed in single precision (float32), which keeps about 7 digits; the answer needs "
+        "float64, NumPy's default: do not convert to np.float32 (in attention or in the softmax it calls).",
+        lambda Q, K, V: _row_softmax(np.asarray(np.asarray(Q, float) @ np.asarray(K, float).T, np.float32)
+                                     / np.float32(np.sqrt(np.shape(K)[1]))) @ np.asarray(V, float),
+    ),
 ]
 
 # -- the text's facts, tried when no catalogued mistake explains a wrong answer -----------------------

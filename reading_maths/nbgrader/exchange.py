@@ -106,14 +106,14 @@ class SafeCollect(ExchangeCollect):
     def _refusal(self, entry: Path, student: str, timestamp: datetime) -> str | None:
         if not STUDENT_ID.match(student):
             return f"{student!r} cannot be a student id"
-        now = datetime.now(UTC).replace(tzinfo=None)
-        if timestamp > now + timedelta(seconds=self.clock_skew):
-            return f"its timestamp {timestamp:%Y-%m-%d %H:%M:%S} UTC is in the future"
         st = os.lstat(entry)
         if (why := refusal(st.st_mode, st.st_nlink, "the entry")) is not None:
             return why
         if self.require_owner and (why := owner_problem(entry, student, os.geteuid())):
             return why
+        now = datetime.now(UTC).replace(tzinfo=None)
+        if timestamp > now + timedelta(seconds=self.clock_skew):
+            return f"its timestamp {timestamp:%Y-%m-%d %H:%M:%S} UTC is in the future"
         if unsafe := unsafe_entries(entry):
             return unsafe[0]
         if large := [p.name for p in entry.rglob("*") if p.is_file() and os.lstat(p).st_size > MAX_BYTES]:

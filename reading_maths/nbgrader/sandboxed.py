@@ -29,7 +29,8 @@ from reading_maths.inputs import UnsafeInput, unsafe_entries
 from reading_maths.nbgrader.patches import converter_of
 from reading_maths.nbgrader.recording import save_results
 from reading_maths.nbgrader.steps import RESOURCE_KEY, SandboxedAutograde
-from reading_maths.sandbox.process import Limits, Sandbox, choose
+from reading_maths.sandbox.limits import Limits
+from reading_maths.sandbox.process import Sandbox, choose
 from reading_maths.sandbox.session import DEFAULT_BUDGET
 
 
@@ -39,7 +40,7 @@ def _sandbox(unsafe: bool, log: logging.Logger) -> Sandbox:
     submission is not graded) unless ``unsafe``."""
     with warnings.catch_warnings(record=True) as seen:
         warnings.simplefilter("always")
-        sandbox = choose(allow_unsafe=unsafe, limits=Limits())
+        sandbox = choose(allow_unsafe=unsafe, limits=Limits.for_jobs(1))  # nbgrader grades one at a time
     for warning in seen:
         log.warning("%s", warning.message)
     return sandbox

@@ -13,6 +13,7 @@ from rich.text import Text
 
 _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 _MARKDOWN_LINKS = re.compile(r"([\\\[\]])")
+_TERMINAL_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
 def markdown_text(text: str) -> str:
@@ -27,7 +28,7 @@ def markdown_text(text: str) -> str:
 def table_cell(text: str) -> str:
     """``text`` for one cell of a Markdown table: escaped as :func:`markdown_text`, on one line, no pipes,
     no control characters."""
-    return markdown_text(_NOT_XML.sub("\ufffd", " ".join(text.splitlines()))).replace("|", "\\|")
+    return markdown_text(terminal_text(xml_text(" ".join(text.splitlines())))).replace("|", "\\|")
 
 
 def xml_text(text: str) -> str:
@@ -35,7 +36,13 @@ def xml_text(text: str) -> str:
     return _NOT_XML.sub("\ufffd", text)
 
 
+def terminal_text(text: str) -> str:
+    """``text`` for a terminal: control characters other than newline and tab (the escapes that move the
+    cursor, colour, make hyperlinks, set the title or write the clipboard) as U+FFFD."""
+    return _TERMINAL_CONTROLS.sub("\ufffd", str(text))
+
+
 def rich_text(text: str) -> Text:
-    """``text`` for a rich table cell or line, shown as it is (no markup interpreted)."""
-    return Text(str(text))
+    """``text`` for a rich table cell or line, shown as it is: no markup, no terminal escape (:func:`terminal_text`)."""
+    return Text(terminal_text(text))
 

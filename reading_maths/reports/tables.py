@@ -31,7 +31,7 @@ def print_table(results: list[GradeResult], console: Console | None = None) -> N
             table.add_row(rich_text(q.id), f"{q.score:g} / {q.max_score:g}", q.status, rich_text("\n".join(q.feedback)))
         console.print(table)
         for error in res.errors:
-            console.print(Text.assemble(("note:", "yellow"), " ", error))
+            console.print(Text.assemble(("note:", "yellow"), " ", rich_text(error)))
 
 
 def print_gathered(results: list, console: Console | None = None) -> None:

@@ -5,9 +5,10 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from reading_maths.sandbox import uids
+from reading_maths.sandbox import syscall_filter, uids
 from reading_maths.sandbox.fork_server_client import probe
-from reading_maths.sandbox.process import Limits, Sandbox, inspect, sandbox_uid
+from reading_maths.sandbox.limits import SCRATCH_BYTES, TMPFS_BYTES, Limits
+from reading_maths.sandbox.process import Sandbox, inspect, sandbox_uid
 from reading_maths.sandbox.session import DEFAULT_BUDGET
 
 
@@ -20,12 +21,24 @@ class Guarantee:
     why: str
 
 
-def guarantees() -> tuple[str, list[Guarantee]]:
-    """The sandbox mode :func:`~reading_maths.sandbox.process.choose` would pick, and each guarantee."""
+def memory_bound(limits: Limits, cgrouped: bool) -> str:
+    """How a sandbox's memory is bounded, in MiB."""
+    if cgrouped:
+        return (f"{limits.memory_bytes >> 20} MiB: the sandbox's cgroup counts every page, tmpfs and shared memory "
+                f"(where no cgroup can be had: {memory_bound(limits.uncounted(), False)})")
+    return (f"{limits.bound() >> 20} MiB without a cgroup: {limits.processes} processes x "
+            f"{limits.address_space >> 20} MiB address space + {TMPFS_BYTES >> 20} MiB of private tmpfs; "
+            "memfd, SysV IPC and message queues refused")
+
+
+def guarantees(jobs: int = 0) -> tuple[str, list[Guarantee]]:
+    """The sandbox mode :func:`~reading_maths.sandbox.process.choose` would pick for ``jobs`` sandboxes at once,
+    and each guarantee (``docs/security.md`` names the test behind each)."""
     mode, why, bases, cgroup_why = inspect()
     root = os.geteuid() == 0
     boxed = mode != "plain"
-    limits = Limits()
+    limits = Limits.for_jobs(jobs) if bases else Limits.for_jobs(jobs).uncounted()
+    filtered = boxed and syscall_filter.program() is not None
     forking = probe(Sandbox(mode, limits, bases)) if boxed else why
     return mode, [
         Guarantee("namespaces (PID, network, IPC, UTS, mount)", boxed, why),
@@ -40,8 +53,15 @@ def guarantees() -> tuple[str, list[Guarantee]]:
         Guarantee("read-only view: only /usr, the Python installation and the child's own files", boxed,
                   "bind mounts in a new mount namespace; a private tmpfs scratch" if boxed else why),
         Guarantee("no network", boxed, "a network namespace with only its own loopback" if boxed else why),
-        Guarantee("SysV shared memory bounded to the sandbox", boxed,
-                  "an IPC namespace, gone with the sandbox" if boxed else why),
+        Guarantee("nothing writable is shared: only the child's own /tmp, HOME and /dev/shm take a file", boxed,
+                  f"three private tmpfs of {SCRATCH_BYTES >> 20} MiB each, gone with the child; /, /dev, the child "
+                  "runtime and every bind read-only, with or without the fork server" if boxed else why),
+        Guarantee("keyrings: no key of the grader's or of an earlier child reachable", filtered,
+                  f"{syscall_filter.described()}; a new empty session keyring for each child; /proc/keys masked"
+                  if boxed else why),
+        Guarantee("SysV IPC, POSIX message queues and memfd refused (no memory outside the sandbox's bound)",
+                  filtered, syscall_filter.described() if boxed else why),
+        Guarantee("memory bounded per sandbox", boxed, memory_bound(limits, bool(bases)) if boxed else why),
         Guarantee("cgroup memory cap (memfd, tmpfs and shared memory counted)", bool(bases),
                   f"{cgroup_why}; {limits.memory_bytes >> 20} MiB per sandbox" if bases else cgroup_why),
         Guarantee("cgroup process cap", bool(bases),
@@ -57,7 +77,8 @@ def guarantees() -> tuple[str, list[Guarantee]]:
                   f"{DEFAULT_BUDGET:g} s by default (--budget, GradeInSandbox.budget); the questions not graded by "
                   "then get 0, status timeout"),
         Guarantee("rlimits (CPU, address space, file size, open files, processes)", True,
-                  f"{limits.cpu_seconds} s CPU, {limits.memory_bytes >> 30} GiB address space, "
+                  f"{limits.cpu_seconds} s CPU, {(limits.address_space or limits.memory_bytes) >> 20} MiB address "
+                  "space, "
                   f"{limits.file_bytes >> 20} MiB files, {limits.processes} processes"
                   + ("" if root or mode != "userns" else " (counted inside the user namespace)")),
     ]

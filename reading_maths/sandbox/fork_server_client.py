@@ -26,10 +26,12 @@ import sys
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
 
+from reading_maths.sandbox import syscall_filter
 from reading_maths.sandbox.cgroups import Cgroup
+from reading_maths.sandbox.limits import SCRATCH_BYTES
 from reading_maths.sandbox.process import (
     CHILD_DIR,
-    SCRATCH_BYTES,
+    PROC_MASKED,
     Sandbox,
     bound_paths,
     sandbox_uid,
@@ -100,15 +102,17 @@ class ForkServer:
     def _start(self) -> None:
         control, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         setup = {"path": list(site_paths()), "preload": list(self.preload), "control": theirs.fileno(),
-                 "bound": [str(p) for p in bound_paths()],
+                 "bound": [str(p) for p in bound_paths()], "proc_masked": list(PROC_MASKED),
                  "processes": self.sandbox.limits.processes, "scratch_bytes": SCRATCH_BYTES,
                  "own_user_namespace": self.sandbox.mode == "userns"}
         argv = [sys.executable, "-I", "-S", "-B", f"{CHILD_DIR}/fork_server.py", json.dumps(setup)]
-        command = self.sandbox.limits.prlimit(processes=False) + self.sandbox.command(argv, fork_server=True)
-        with theirs:
+        with theirs, syscall_filter.descriptor() as seccomp:
+            command = self.sandbox.limits.prlimit(processes=False) + self.sandbox.command(
+                argv, fork_server=True, seccomp=seccomp)
+            passed = (theirs.fileno(),) if seccomp is None else (theirs.fileno(), seccomp)
             self._process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                            stderr=subprocess.DEVNULL, pass_fds=(theirs.fileno(),), cwd="/",
-                                            env=self.sandbox.environment(None), start_new_session=True)
+                                             stderr=subprocess.DEVNULL, pass_fds=passed, cwd="/",
+                                             env=self.sandbox.environment(None), start_new_session=True)
         self._control = control
         if not select.select([control], [], [], START_TIMEOUT)[0] or control.recv(1) != b"R":
             self.close()

@@ -1,15 +1,17 @@
 """Starting the student's process: bubblewrap namespaces, another uid, rlimits, cgroup caps.
 
-With ``bwrap`` the child runs in new PID, network, IPC and UTS namespaces with no capabilities and
-no new privileges, seeing only ``/usr``, the Python installation and the child's own folder (``sandbox/inside``)
-read-only, and a small private tmpfs (its HOME and working directory) writable; nothing it writes
-reaches the host's disk.  As root it also runs as an unprivileged host uid of its own (from a range
-checked free, a block of them locked per grading process: :mod:`reading_maths.sandbox.uids`); as an
-ordinary user the namespaces live in an unprivileged user namespace (``"userns"``) and the child is
-the grading user on the host, hidden from everything but what is bound in.  Where the machine
-delegates cgroups, each sandbox gets memory (shared memory included) and process caps of its own;
-rlimits apply everywhere.  Without bwrap, :func:`choose` refuses unless the teacher allows the
-unsafe plain subprocess.  ``reading-maths doctor`` prints what this machine gives.
+With ``bwrap`` the child runs in new PID, network, IPC and UTS namespaces with no capabilities and no new
+privileges, seeing only ``/usr``, the Python installation and the child's own folder (``sandbox/inside``)
+read-only, and three small private tmpfs (``/tmp``, ``/dev/shm`` and its HOME) writable; nothing it writes
+reaches the host's disk or a later child, and a syscall filter (:mod:`reading_maths.sandbox.syscall_filter`)
+refuses keyrings, memfd and SysV IPC. As root it also runs as an unprivileged host uid of its own (from a
+range checked free, a block of them locked per grading process: :mod:`reading_maths.sandbox.uids`); as an
+ordinary user the namespaces live in an unprivileged user namespace (``"userns"``) and the child is the
+grading user on the host, hidden from everything but what is bound in. Where the machine delegates cgroups,
+each sandbox gets memory (shared memory included) and process caps of its own; rlimits apply everywhere, and
+bound its memory where no cgroup does (:mod:`reading_maths.sandbox.limits`). Without bwrap, :func:`choose`
+refuses unless the teacher allows the unsafe plain subprocess. ``reading-maths doctor`` prints what this
+machine gives.
 """
 
 from __future__ import annotations
@@ -22,15 +24,16 @@ import sys
 import tempfile
 import time
 import warnings
+from contextlib import nullcontext
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from reading_maths.sandbox import cgroups, uids
+from reading_maths.sandbox import cgroups, syscall_filter, uids
 from reading_maths.sandbox.cgroups import Cgroup
+from reading_maths.sandbox.limits import SCRATCH_BYTES, Limits
 from reading_maths.sandbox.uids import BLOCK, RERUN_SLOTS, SLOTS  # noqa: F401 - the slots, named here too
 
-SCRATCH_BYTES = 64 << 20
 SCRATCH_PREFIX = "reading-maths-scratch-"
 
 
@@ -44,32 +47,16 @@ class SandboxUnavailable(RuntimeError):
     """The full sandbox cannot be had here and a degraded one was refused."""
 
 
-@dataclass(frozen=True)
-class Limits:
-    """Resource limits for one student process (rlimits; wall-clock limits live in the session)."""
-
-    cpu_seconds: int = 300
-    memory_bytes: int = 3 << 30
-    file_bytes: int = 32 << 20
-    open_files: int = 256
-    processes: int = 64
-
-    def prlimit(self, processes: bool = True) -> list[str]:
-        """The command prefix that starts a program under these limits (util-linux's ``prlimit``), so the
-        child is started without running Python code between fork and exec."""
-        prefix = ["/usr/bin/prlimit", f"--cpu={self.cpu_seconds}", f"--as={self.memory_bytes}",
-                  f"--fsize={self.file_bytes}", f"--nofile={self.open_files}", "--core=0"]
-        if processes:
-            prefix.append(f"--nproc={self.processes}")
-        return [*prefix, "--"]
-
-
 INSIDE = Path(__file__).resolve().parent / "inside"
 """All of this package the child sees, bound as one folder: its entry point, the wire it speaks, the functions
 that travel on it as data, how it runs a patched call, and the fork server that starts it in a batch."""
 FORK_SERVER_CAPABILITIES = ("CAP_SYS_ADMIN", "CAP_SETUID", "CAP_SETGID", "CAP_SETPCAP", "CAP_NET_ADMIN")
 """What the fork server keeps, within its own sandbox, to give each child namespaces, mounts, loopback and
 (as root) a uid of its own; each child drops them all, and checks, before it runs anything."""
+PROC_MASKED = ("/proc/keys", "/proc/key-users")
+"""What of /proc is hidden (``/dev/null`` bound over it): the keys and key counts of this uid, which the kernel
+lists to anyone of the same uid, as an ordinary user's sandbox is on the host (as Docker masks them)."""
+MASKED = [a for path in PROC_MASKED for a in ("--ro-bind", "/dev/null", path)]
 CHILD_DIR = "/opt/reading-maths-child"
 """Where :data:`INSIDE` appears inside the full sandbox."""
 
@@ -135,17 +122,26 @@ class Sandbox:
         (scratch / "home").mkdir()
         return scratch
 
-    def command(self, argv: list[str], slot: int = 0, fork_server: bool = False) -> list[str]:
+    def command(self, argv: list[str], slot: int = 0, fork_server: bool = False, seccomp: int | None = None
+                ) -> list[str]:
         """``argv`` in this sandbox as ``slot``'s uid; for the ``fork_server``
         (:mod:`reading_maths.sandbox.inside.fork_server`), the same view, but run as bubblewrap's own uid with
         the capabilities it needs to make a sandbox for each child it forks (:data:`FORK_SERVER_CAPABILITIES`),
-        which every child drops before it runs anything."""
+        which every child drops before it runs anything.  ``seccomp``: a descriptor holding the syscall filter
+        (:func:`reading_maths.sandbox.syscall_filter.descriptor`), for bubblewrap to load before it starts ``argv``.
+
+        Writable are only three private tmpfs of :data:`SCRATCH_BYTES` each (``/tmp``, HOME under
+        ``/work/scratch``, ``/dev/shm``); ``/`` and ``/dev`` are remounted read-only once made, and every bind is.
+        """
         if not self.isolated:
             return argv
         cmd = ["bwrap", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
                "--unshare-cgroup-try", "--die-with-parent", "--new-session",
                "--ro-bind", "/usr", "/usr", "--proc", "/proc", "--dev", "/dev",
+               "--perms", "1777", "--size", str(SCRATCH_BYTES), "--tmpfs", "/dev/shm",
                "--perms", "1777", "--size", str(SCRATCH_BYTES), "--tmpfs", "/tmp"]  # writable, as /tmp is
+        if not fork_server:  # its children mask their own /proc (a masked /proc cannot be mounted again in a userns)
+            cmd[cmd.index("/proc") + 1:cmd.index("/proc") + 1] = MASKED
         uid = str(self.uid(slot))
         capabilities = [a for cap in FORK_SERVER_CAPABILITIES for a in ("--cap-add", cap)] if fork_server else []
         if self.mode == "userns":
@@ -166,7 +162,10 @@ class Sandbox:
             cmd += ["--ro-bind", str(path), str(path)]
         cmd += ["--ro-bind", str(INSIDE), CHILD_DIR]
         cmd += ["--perms", "0777", "--size", str(SCRATCH_BYTES), "--tmpfs", "/work/scratch",
-                "--perms", "0777", "--dir", "/work/scratch/home", "--chdir", "/work/scratch/home", "--clearenv"]
+                "--perms", "0777", "--dir", "/work/scratch/home", "--chdir", "/work/scratch/home",
+                "--remount-ro", "/dev", "--remount-ro", "/", "--clearenv"]
+        if seccomp is not None:
+            cmd += ["--seccomp", str(seccomp)]
         for name, value in self.environment(None).items():  # bwrap starts the child with these and nothing else
             cmd += ["--setenv", name, value]
         if self.mode == "bwrap" and not fork_server:
@@ -205,13 +204,16 @@ class Sandbox:
         argv = [sys.executable, "-I", "-S", "-B", self.child_script(), json.dumps(setup)]
         group = Cgroup.create(dict(self.cgroups), self.limits.memory_bytes, self.limits.processes) \
             if self.cgroups else None
-        command = self.limits.prlimit(processes=self.mode != "userns") + self.command(argv, slot)
         try:
-            process = subprocess.Popen(
-                group.entered(command) if group is not None else command, stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=self.environment(scratch),
-                cwd=scratch / "home" if scratch else "/", start_new_session=True, close_fds=True,
-            )
+            with syscall_filter.descriptor() if self.isolated else nullcontext() as seccomp:
+                command = self.limits.prlimit(processes=self.mode != "userns") + self.command(argv, slot,
+                                                                                               seccomp=seccomp)
+                process = subprocess.Popen(
+                    group.entered(command) if group is not None else command, stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=self.environment(scratch),
+                    cwd=scratch / "home" if scratch else "/", start_new_session=True, close_fds=True,
+                    pass_fds=() if seccomp is None else (seccomp,),
+                )
         except BaseException:
             if group is not None:
                 group.destroy()
@@ -251,8 +253,10 @@ def _probe(mode: str) -> str | None:
     deadline, why = time.monotonic() + 20, "bwrap could not create its namespaces here"
     while True:
         try:
-            done = subprocess.run(probe.command(argv), env=probe.environment(None), stdout=subprocess.DEVNULL,
-                                  stderr=subprocess.PIPE, timeout=30, check=False, cwd="/")
+            with syscall_filter.descriptor() as seccomp:
+                done = subprocess.run(probe.command(argv, seccomp=seccomp), env=probe.environment(None),
+                                      stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=30, check=False,
+                                      cwd="/", pass_fds=() if seccomp is None else (seccomp,))
             if done.returncode == 0:
                 return None
             why = f"bwrap failed: {done.stderr.decode(errors='replace').strip()[:200] or done.returncode}"
@@ -292,4 +296,5 @@ def choose(allow_unsafe: bool = False, limits: Limits | None = None) -> Sandbox:
     if mode == "plain":
         warnings.warn(f"SANDBOX DISABLED ({why}): student code runs as a plain subprocess with rlimits only, "
                       "and can read what this user can read.", stacklevel=2)
-    return Sandbox(mode, limits or Limits(), bases)
+    limits = limits or Limits()
+    return Sandbox(mode, limits if bases else limits.uncounted(), bases)

@@ -554,6 +554,65 @@ for key in range(0x5e11, 0x5e19):
 ''', "SysV shared memory segments that outlive their process unless the IPC namespace dies with it",
     isolated=True)
 
+# -- state shared between children (issue 19): each is graded before the canaries in the same worker --------
+ATTACKS["plant_in_shared_tree"] = Attack(WRONG + '''
+import os, sys
+SHADOW = "import sys\\nopen('/tmp/rm-hostile-shadow-ran', 'w').write('x')\\n"
+for folder in {os.path.dirname(p) for p in sys.path} | set(sys.path) | {"/", "/opt", "/work", "/dev", "/usr/lib"}:
+    for name in ("numpy.py", "json.py", "sitecustomize.py", "rm-hostile-plant.pth"):
+        try:
+            open(os.path.join(folder, name), "w").write(SHADOW)
+        except OSError:
+            pass
+''', "modules shadowing numpy and json written wherever the child can, for a later student's child to import",
+    isolated=True)
+ATTACKS["keyring_plant"] = Attack(WRONG + '''
+import ctypes
+libc = ctypes.CDLL(None, use_errno=True)
+buffer = ctypes.create_string_buffer(4096)
+for ring in (-1, -2, -3, -4, -5):  # thread, process, session, user, user-session keyrings
+    libc.syscall(248, b"user", b"rm-hostile-key", b"planted for the next notebook", 29, ring)
+    libc.syscall(250, 11, ring, buffer, 4096)  # KEYCTL_READ: the grader's session keyring
+''', "keys planted in every keyring for a later notebook of the same uid, and the grader's session keyring read",
+    isolated=True)
+ATTACKS["memfd_hog"] = Attack(WRONG + '''
+import mmap, os
+kept = []
+for _ in range(8):
+    fd = os.memfd_create("rm-hostile-memfd"); os.ftruncate(fd, 512 << 20)
+    view = mmap.mmap(fd, 512 << 20); kept.append(view)
+    view[::4096] = b"\\1" * len(range(0, 512 << 20, 4096))
+''', "4 GiB of memfd, which no rlimit counts", isolated=True)
+ATTACKS["dev_shm_fill"] = Attack(WRONG + '''
+import os
+for folder in ("/dev/shm", "/tmp", os.path.expanduser("~")):
+    try:
+        with open(os.path.join(folder, "rm-hostile-fill"), "wb") as fh:
+            for _ in range(4096):
+                fh.write(b"\\1" * (1 << 20))
+    except OSError:
+        pass
+''', "/dev/shm, /tmp and HOME filled (shared memory a later student would find, and memory past the cap)",
+    isolated=True)
+ATTACKS["sysv_sem_msg_left_behind"] = Attack(WRONG + '''
+import ctypes
+libc = ctypes.CDLL(None, use_errno=True)
+for key in range(0x5e21, 0x5e29):
+    libc.semget(key, 250, 0o1666)
+    libc.msgget(key, 0o1666)
+libc.mq_open(b"/rm-hostile-mq", 0o100 | 2, 0o666, None)
+''', "SysV semaphores, message queues and a POSIX queue, kernel memory no rlimit counts", isolated=True)
+ATTACKS["memory_in_children"] = Attack(WRONG + '''
+import os, time
+for _ in range(4):
+    try:
+        if os.fork() == 0:
+            block = bytearray(512 << 20); block[::4096] = b"\\1" * len(range(0, 512 << 20, 4096))
+            time.sleep(600); os._exit(0)
+    except OSError:
+        break
+''', "2 GiB held by forked children that sleep, each under the address-space limit", isolated=True)
+
 # -- slow but right: not in ATTACKS (under the default budget it earns its marks, slowly) -----------------
 SLOW_CALL = 6
 """Seconds each of the grader's calls of :data:`SLOW_BUT_RIGHT` sleeps: just under the call deadline its test sets."""

@@ -18,7 +18,9 @@ is in the cell holding :data:`FORMULA`.
 from __future__ import annotations
 
 import base64
+import contextlib
 import copy
+import re
 
 import nbformat
 
@@ -147,6 +149,74 @@ def as_executed(nb: nbformat.NotebookNode, canary: str) -> nbformat.NotebookNode
     forged.metadata.tags = [f"\" onmouseover=\"{j('meta-code-tag')}"]
     nb.cells.append(forged)
     return _notebook_metadata(nb, canary)
+
+
+# -- watching a page that shows such a submission -----------------------------------------------------
+
+ALLOWED = re.compile(r"^/(formgrader/(static/|api/|submissions/[0-9a-f]+/?$)|static/favicons?/)")
+"""What the manual-grading page may ask the lab for: the page, formgrader's files and its grading API."""
+
+POKE = """() => {
+  const root = document.querySelector('#notebook-container') || document.body;
+  for (const el of root.querySelectorAll('*')) {
+    for (const type of ['mouseover', 'mouseenter', 'focus', 'toggle', 'load', 'error', 'animationstart'])
+      el.dispatchEvent(new Event(type));
+  }
+  for (const a of root.querySelectorAll('a[href]')) a.click();
+  return root.querySelectorAll('*').length;
+}"""
+
+DOM_CHECK = """() => {
+  const root = document.querySelector('#notebook-container');
+  const bad = [];
+  for (const el of root.querySelectorAll('*')) {
+    for (const attr of el.getAttributeNames())
+      if (/^on/i.test(attr) || /^\\s*(javascript|vbscript|data:text)/i.test(el.getAttribute(attr)))
+        bad.push(el.tagName + ' ' + attr);
+    if (/^(SCRIPT|IFRAME|OBJECT|EMBED|STYLE|LINK|META|BASE|FORM|INPUT|BUTTON)$/.test(el.tagName)
+        && !el.closest('.nbgrader_cell .panel-heading, .nbgrader_cell .panel-footer')) bad.push(el.tagName);
+  }
+  return bad;
+}"""
+
+
+class Watch:
+    """What a page did: dialogs, requests (off-lab ones aborted), console messages."""
+
+    def __init__(self, context, lab_url: str):
+        """``lab_url``: the server's origin and base path (``http://host:port/user/name`` on a hub); requests
+        are recorded by their path below it."""
+        self.dialogs, self.requests, self.outside = [], [], []
+        self.lab = lab_url
+
+        def route(r):
+            url = r.request.url
+            if url.startswith(self.lab + "/") or url.startswith("about:"):
+                self.requests.append(url[len(self.lab):])
+                r.continue_()
+            else:
+                self.outside.append(url)
+                r.abort()
+        context.route("**/*", route)
+
+    def page(self, context):
+        page = context.new_page()
+        page.on("dialog", self._dialog)
+        return page
+
+    def _dialog(self, dialog) -> None:
+        self.dialogs.append(dialog.message)
+        with contextlib.suppress(Exception):  # a page that navigated away has no dialog left to dismiss
+            dialog.dismiss()
+
+    def settle(self, page) -> int:
+        page.wait_for_load_state("load")
+        page.wait_for_function("() => window.MathJax && MathJax.startup && MathJax.startup.promise")
+        page.evaluate("() => MathJax.startup.promise")
+        poked = page.evaluate(POKE)
+        page.wait_for_timeout(1500)  # a fetch, a timer or a refresh would have happened by now
+        return poked
+
 
 
 HOSTILE_NAME = {"first_name": "<img src=x onerror=\"top.pwned=[`first-name`]\">",

@@ -192,8 +192,24 @@ def preload(modules: list) -> None:
             pass
 
 
+KEYCTL_SYSCALL = {"x86_64": 250, "aarch64": 219}
+KEYCTL_JOIN_SESSION_KEYRING = 1
+
+
+def own_session_keyring() -> None:
+    """A new, empty, anonymous session keyring, so that this process possesses no key of the grader's (the
+    syscall filter refuses every other use of keyrings, so it stays empty)."""
+    import ctypes
+    import platform
+
+    number = KEYCTL_SYSCALL.get(platform.machine())
+    if number is not None:
+        ctypes.CDLL(None, use_errno=True).syscall(number, KEYCTL_JOIN_SESSION_KEYRING, None)
+
+
 def run(channel: GraderPipes) -> None:
     """Run the notebook's cells as the trusted side sends them, then answer its requests until it stops."""
+    own_session_keyring()
     setup = channel.receive()
     namespace = {"__name__": "__main__", "__builtins__": builtins}
     namespace.update(get_ipython=ZMQInteractiveShell(namespace), display=lambda *a, **k: None)

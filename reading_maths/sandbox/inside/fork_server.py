@@ -8,7 +8,7 @@ before it may run anything:
 
 1. new mount, PID, network, IPC and UTS namespaces (and, where the fork server is itself in a user
    namespace, a user namespace of its own, so that its process count is its own);
-2. as the init of its PID namespace: fresh tmpfs on ``/tmp`` and ``/work/scratch`` (its HOME), a
+2. as the init of its PID namespace: fresh tmpfs on ``/tmp``, ``/dev/shm`` and ``/work/scratch`` (its HOME), a
    ``/proc`` of its own namespace, loopback up; it then forks the student's process and reaps;
 3. the student's process (in the init's new session): the slot's uid (as root: an unprivileged uid of its
    own), no capabilities (bounding, ambient, effective, permitted, inheritable), no new privileges,
@@ -155,10 +155,13 @@ def _init(request: dict, fds: list[int], start: dict) -> None:
     os.umask(0o022)
     _mount(None, "/", None, MS_REC | MS_PRIVATE)
     _fresh_tmpfs("/tmp", 0o1777, size, bound)
+    _fresh_tmpfs("/dev/shm", 0o1777, size, bound)
     _fresh_tmpfs("/work/scratch", 0o777, size, bound)
     os.mkdir("/work/scratch/home", 0o777)
     os.chmod("/work/scratch/home", 0o777)
     _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+    for path in start.get("proc_masked", []):  # the uid's keys, listed to anyone of it (as bubblewrap masks them)
+        _mount("/dev/null", path, None, MS_BIND)
     _loopback_up()
     os.setsid()  # a session of its own, no terminal (bubblewrap's --new-session)
     student = os.fork()

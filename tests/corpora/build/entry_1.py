@@ -471,3 +471,35 @@ SCORES = {  # the cheats: what each must score (out of 11), whatever the order i
     "implementation-hands-its-work-to-a-helper": 7,
     "copy-of-the-worked-entry": 10,
 }
+
+
+# -- right, from a fresh pair of eyes (also graded in a real notebook: full marks) ---------------------
+
+
+def fresh_cosine(u, v):
+    u, v = np.asarray(u, dtype=float), np.asarray(v, dtype=float)    # (n, d)
+    dots = np.einsum("nd,nd->n", u, v)                               # (n,)
+    return dots / (np.linalg.norm(u, axis=1) * np.linalg.norm(v, axis=1))
+
+
+def test_fresh_cosine():
+    assert np.allclose(fresh_cosine([[1.0, 0.0], [1.0, 1.0]], [[0.0, 2.0], [2.0, 2.0]]), [0.0, 1.0])
+    assert np.isclose(fresh_cosine([[1.0, 2.0]], [[-3.0, -6.0]])[0], -1.0)     # opposite vectors
+    rng = np.random.default_rng(0)
+    a, b = rng.normal(size=(4, 3)), rng.normal(size=(4, 3))
+    assert np.allclose(fresh_cosine(5 * a, b), fresh_cosine(a, b))            # scaling changes nothing
+    assert np.all(np.abs(fresh_cosine(a, b)) <= 1 + 1e-12)
+
+
+FRESH_COSINE = {
+    "paper": "Mikolov et al. (2013) / any embedding paper: cosine similarity of two vectors",
+    "equation": r"s = \frac{u \cdot v}{\lVert u \rVert \, \lVert v \rVert}",
+    "symbols": {
+        "u": ("the first embedding vectors, one per row", ("n", "d"), "u"),
+        "v": ("the second embedding vectors, one per row", ("n", "d"), "v"),
+        "s": ("the cosine of the angle between u and v, row by row, in [-1, 1]", ("n",), "return"),
+    },
+    "example": {"inputs": {"u": [[1.0, 0.0], [1.0, 1.0]], "v": [[0.0, 2.0], [2.0, 2.0]]}, "output": [0.0, 1.0]},
+}
+
+RIGHT["fresh-cosine-einsum-lVert"] = _right(FRESH_COSINE, fresh_cosine, test_fresh_cosine)

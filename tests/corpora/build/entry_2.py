@@ -165,3 +165,35 @@ WRONG = {
     "layer-norm-again": (_entry(LAYER_NORM_AGAIN, layer_norm_by_std, test_layer_norm_by_std),
                          "the worked entry (layer norm)"),
 }
+
+
+# -- right, from a fresh pair of eyes (also graded in a real notebook: full marks) ---------------------
+
+
+def fresh_smooth_labels(q, eps):
+    q = np.asarray(q, dtype=float)          # (n, K)
+    return (1 - eps) * q + eps / q.shape[-1]
+
+
+def test_fresh_smooth_labels():
+    out = fresh_smooth_labels([[0.0, 1.0, 0.0, 0.0]], 0.2)
+    assert np.allclose(out, [[0.05, 0.85, 0.05, 0.05]])
+    assert np.allclose(out.sum(axis=-1), 1.0)
+    assert np.allclose(fresh_smooth_labels(np.eye(3), 0.0), np.eye(3))        # eps = 0: unchanged
+    assert np.allclose(fresh_smooth_labels(np.eye(3), 1.0), 1 / 3)            # eps = 1: uniform
+
+
+FRESH_LABEL_SMOOTHING = {
+    "paper": "Szegedy et al. (2016), Rethinking the Inception Architecture, label smoothing (section 7)",
+    "equation": r"q' = (1 - \varepsilon)\, q + \frac{\varepsilon}{K}",
+    "symbols": {
+        "q": ("the one-hot target distribution over the K classes, one row per example", ("n", "K"), "q"),
+        r"\varepsilon": ("the smoothing amount, the probability mass spread evenly", (), "eps"),
+        "K": ("the number of classes", ()),
+        "q'": ("the smoothed target: still sums to 1, no class gets exactly 0", ("n", "K"), "return"),
+    },
+    "example": {"inputs": {"q": [[0.0, 1.0, 0.0, 0.0]], "eps": 0.2}, "output": [[0.05, 0.85, 0.05, 0.05]]},
+}
+
+RIGHT["fresh-label-smoothing-varepsilon-prime"] = _entry(FRESH_LABEL_SMOOTHING, fresh_smooth_labels,
+                                                         test_fresh_smooth_labels)

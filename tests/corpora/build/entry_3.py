@@ -564,3 +564,37 @@ SCORES = {  # out of 11: each loses only what it got wrong
     "elo-rating-only-in-a-power-missing": 10, "example-0.01-for-a-true-0.005": 9,
     "elo-code-test-and-example-share-a-bug": 10,  # only the equation, read as a formula, shows the bug
 }
+
+
+# -- right, from a fresh pair of eyes (also graded in a real notebook: full marks) ---------------------
+
+
+def fresh_huber(y, y_hat, delta=1.0):
+    a = np.asarray(y, dtype=float) - np.asarray(y_hat, dtype=float)   # (n,)
+    return np.where(np.abs(a) <= delta, 0.5 * a**2, delta * (np.abs(a) - 0.5 * delta))
+
+
+def test_fresh_huber():
+    assert np.allclose(fresh_huber([0.0, 0.0, 0.0], [0.5, -2.0, 3.0], 1.0), [0.125, 1.5, 2.5])
+    assert np.isclose(fresh_huber([0.0], [3.0], 2.0)[0], 4.0)      # 2 * (3 - 1): the linear branch at delta = 2
+    d = 0.7
+    assert np.isclose(fresh_huber([d], [0.0], d)[0], 0.5 * d * d)  # continuous at |a| = delta
+    assert np.allclose(fresh_huber([1.0, -1.0], [3.0, -3.0]), fresh_huber([3.0, -3.0], [1.0, -1.0]))
+
+
+FRESH_HUBER_CASES = {
+    "paper": "Huber (1964), Robust Estimation of a Location Parameter: the Huber loss",
+    "equation": r"L = \begin{cases} \frac{1}{2} a^2 & |a| \le \delta \\ \delta \left(|a| - \frac{1}{2}\delta\right)"
+                r" & \text{otherwise} \end{cases}, \quad a = y - \hat{y}",
+    "symbols": {
+        "y": ("the targets", ("n",), "y"),
+        r"\hat{y}": ("the predictions", ("n",), "y_hat"),
+        "a": ("the residuals y - y_hat", ("n",)),
+        r"\delta": ("the threshold where the loss turns from quadratic to linear", (), "delta"),
+        "L": ("the loss of each example: squared for small residuals, absolute for large ones", ("n",), "return"),
+    },
+    "example": {"inputs": {"y": [0.0, 0.0, 0.0], "y_hat": [0.5, -2.0, 3.0], "delta": 1.0},
+                "output": [0.125, 1.5, 2.5]},
+}
+
+RIGHT["fresh-huber-cases-environment"] = _entry(FRESH_HUBER_CASES, fresh_huber, test_fresh_huber)

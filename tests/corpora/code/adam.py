@@ -274,3 +274,82 @@ RIGHT.update({
     "generator": {"adam": _generator},
     "hyperparameters-as-kwargs": {"adam": _dict_of_hyperparameters},
 })
+
+
+# -- right, from a fresh pair of eyes (each also graded in a real notebook: full marks) -----------------
+
+
+def _fresh_step(theta, g, m, v, t, alpha, beta1, beta2, eps):
+    m = beta1 * m + (1 - beta1) * g
+    v = beta2 * v + (1 - beta2) * g**2
+    return theta - alpha * (m / (1 - beta1**t)) / (np.sqrt(v / (1 - beta2**t)) + eps), m, v
+
+
+def _fresh_star_unpack(grad, theta0, steps, alpha=0.001, beta1=0.9, beta2=0.999, eps=1e-8):
+    params = np.array(theta0, dtype=np.float64)
+    state = (np.zeros_like(params), np.zeros_like(params))
+    for t in range(1, int(steps) + 1):
+        params, *state = _fresh_step(params, grad(params), *state, t, alpha, beta1, beta2, eps)
+    return params
+
+
+def _fresh_history(grad, theta0, steps, alpha=0.001, beta1=0.9, beta2=0.999, eps=1e-8):
+    theta = np.asarray(theta0, dtype=float)
+    m, v = np.zeros(np.shape(theta)), np.zeros(np.shape(theta))
+    history = []
+    for t in range(1, steps + 1):
+        theta, m, v = _fresh_step(theta, grad(theta), m, v, t, alpha, beta1, beta2, eps)
+        history.append(theta)
+    return history[-1] if history else theta.copy()
+
+
+def _fresh_zero_times(grad, theta0, steps, alpha=0.001, beta1=0.9, beta2=0.999, eps=1e-8):
+    th = np.asarray(theta0, dtype=float).copy()
+    m = v = 0 * th
+    for t in range(1, steps + 1):
+        th, m, v = _fresh_step(th, np.asarray(grad(th), dtype=float), m, v, t, alpha, beta1, beta2, eps)
+    return th
+
+
+def _fresh_while_t(grad, theta0, steps, alpha=0.001, beta1=0.9, beta2=0.999, eps=1e-8):
+    theta = np.copy(np.asarray(theta0, dtype=float))
+    m, v, t = np.zeros(theta.shape), np.zeros(theta.shape), 0
+    while t < steps:
+        t += 1
+        theta, m, v = _fresh_step(theta, grad(theta), m, v, t, alpha=alpha, beta1=beta1, beta2=beta2, eps=eps)
+    return theta
+
+
+RIGHT.update({
+    "fresh-star-unpacked-state": {"adam": _fresh_star_unpack},
+    "fresh-history-list": {"adam": _fresh_history},
+    "fresh-zero-times-theta": {"adam": _fresh_zero_times},
+    "fresh-while-counter": {"adam": _fresh_while_t},
+})
+
+
+def _fresh_eps_inside_root(grad, theta0, steps, alpha=0.001, beta1=0.9, beta2=0.999, eps=1e-8):
+    theta = np.array(theta0, dtype=float)
+    m = v = np.zeros_like(theta)
+    for t in range(1, steps + 1):
+        g = grad(theta)
+        m, v = beta1 * m + (1 - beta1) * g, beta2 * v + (1 - beta2) * g**2
+        theta = theta - alpha * (m / (1 - beta1**t)) / np.sqrt(v / (1 - beta2**t) + eps)
+    return theta
+
+
+WRONG["fresh-eps-inside-root"] = ({"adam": _fresh_eps_inside_root}, "eps-inside-sqrt")
+
+
+def _fresh_functools_reduce(grad, theta0, steps, alpha=0.001, beta1=0.9, beta2=0.999, eps=1e-8):
+    from functools import reduce
+
+    def body(state, t):
+        theta, m, v = state
+        return _fresh_step(theta, grad(theta), m, v, t, alpha, beta1, beta2, eps)
+
+    theta = np.array(theta0, dtype=float)
+    return reduce(body, range(1, steps + 1), (theta, np.zeros_like(theta), np.zeros_like(theta)))[0]
+
+
+RIGHT["fresh-functools-reduce"] = {"adam": _fresh_functools_reduce}

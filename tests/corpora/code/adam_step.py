@@ -199,3 +199,68 @@ RIGHT.update({
     "flat-python-lists": {"adam_step": _flat_lists},
     "ufuncs-type-hints": {"adam_step": _typed},
 })
+
+
+# -- right, from a fresh pair of eyes (each also graded in a real notebook: full marks) -----------------
+
+
+def _fresh_math_pow(theta, g, m, v, t, alpha=0.001, beta1=0.9, beta2=0.999, eps=1e-8):
+    theta, g = np.array(theta, dtype=float), np.array(g, dtype=float)
+    m = beta1 * np.array(m, dtype=float) + (1 - beta1) * g
+    v = beta2 * np.array(v, dtype=float) + (1 - beta2) * g * g
+    theta -= alpha * (m / (1 - math.pow(beta1, t))) / (np.sqrt(v / (1 - math.pow(beta2, t))) + eps)
+    return theta, m, v
+
+
+class _FreshAdamState:
+    def __init__(self, alpha, beta1, beta2, eps):
+        self.alpha, self.beta1, self.beta2, self.eps = alpha, beta1, beta2, eps
+
+    def update(self, theta, g, m, v, t):
+        m_new = self.beta1 * m + (1.0 - self.beta1) * g
+        v_new = self.beta2 * v + (1.0 - self.beta2) * np.square(g)
+        m_hat, v_hat = m_new / (1.0 - self.beta1**t), v_new / (1.0 - self.beta2**t)
+        return theta - self.alpha * m_hat / (np.sqrt(v_hat) + self.eps), m_new, v_new
+
+
+def _fresh_class(theta, g, m, v, t, alpha=0.001, beta1=0.9, beta2=0.999, eps=1e-8):
+    arrays = [np.asarray(a, dtype=float) for a in (theta, g, m, v)]
+    return _FreshAdamState(alpha, beta1, beta2, eps).update(*arrays, t)
+
+
+def _fresh_torch_names(theta, g, m, v, t, alpha=0.001, beta1=0.9, beta2=0.999, eps=1e-8):
+    p, grad = np.array(theta, dtype=np.float64), np.asarray(g, dtype=np.float64)
+    exp_avg, exp_avg_sq = np.array(m, dtype=np.float64), np.array(v, dtype=np.float64)
+    exp_avg *= beta1
+    exp_avg += (1 - beta1) * grad
+    exp_avg_sq *= beta2
+    exp_avg_sq += (1 - beta2) * grad * grad
+    denom = np.sqrt(exp_avg_sq / (1 - beta2**t)) + eps
+    p -= alpha * (exp_avg / (1 - beta1**t)) / denom
+    return p, exp_avg, exp_avg_sq
+
+
+def _fresh_ufuncs(theta, g, m, v, t, alpha=0.001, beta1=0.9, beta2=0.999, eps=1e-8):
+    g = np.asarray(g, dtype=float)
+    new_m = np.add(np.multiply(beta1, m), np.multiply(1 - beta1, g))
+    new_v = np.add(np.multiply(beta2, v), np.multiply(1 - beta2, np.power(g, 2)))
+    m_hat, v_hat = new_m / (1 - np.power(beta1, t)), new_v / (1 - np.power(beta2, t))
+    return np.subtract(theta, alpha * m_hat / (np.sqrt(v_hat) + eps)), new_m, new_v
+
+
+RIGHT.update({
+    "fresh-math-pow-in-place": {"adam_step": _fresh_math_pow},
+    "fresh-state-class": {"adam_step": _fresh_class},
+    "fresh-torch-names-in-place": {"adam_step": _fresh_torch_names},
+    "fresh-numpy-ufuncs": {"adam_step": _fresh_ufuncs},
+})
+
+
+def _fresh_returns_list(theta, g, m, v, t, alpha=0.001, beta1=0.9, beta2=0.999, eps=1e-8):
+    g = np.asarray(g, dtype=float)
+    m = beta1 * np.asarray(m, dtype=float) + (1 - beta1) * g
+    v = beta2 * np.asarray(v, dtype=float) + (1 - beta2) * g**2
+    return [np.asarray(theta, dtype=float) - alpha * (m / (1 - beta1**t)) / (np.sqrt(v / (1 - beta2**t)) + eps), m, v]
+
+
+RIGHT["fresh-returns-a-list"] = {"adam_step": _fresh_returns_list}

@@ -245,3 +245,70 @@ RIGHT.update({
     "module-class": {"attention": _Attention()},
     "list-comprehensions": {"attention": _lists_comprehension},
 })
+
+
+# -- right, from a fresh pair of eyes (each also graded in a real notebook: full marks) -----------------
+
+
+def _fresh_rowwise_softmax(S):
+    e = np.exp(S - S.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def _fresh_einsum_lambda(Q, K, V):
+    Q, K, V = map(lambda a: np.asarray(a, dtype=float), (Q, K, V))
+    scores = np.einsum("id,jd->ij", Q, K) / np.sqrt(Q.shape[-1])
+    return np.einsum("ij,jv->iv", _fresh_rowwise_softmax(scores), V)
+
+
+def _fresh_matmul_transpose(Q, K, V):
+    S = np.matmul(Q, np.transpose(K)) / np.shape(K)[-1] ** 0.5
+    return np.matmul(_fresh_rowwise_softmax(np.asarray(S, dtype=float)), V)
+
+
+def _fresh_double_loop(Q, K, V):
+    Q, K, V = (np.array(a, dtype=float) for a in (Q, K, V))
+    n, dk = Q.shape
+    out = np.zeros((n, V.shape[1]))
+    for i in range(n):
+        s = np.array([Q[i] @ K[j] for j in range(K.shape[0])]) / np.sqrt(dk)
+        w = np.exp(s - s.max())
+        out[i] = (w / w.sum()) @ V
+    return out
+
+
+def _fresh_broadcast_none(Q, K, V):
+    Q, K, V = np.asarray(Q) * 1.0, np.asarray(K) * 1.0, np.asarray(V) * 1.0
+    S = np.dot(Q, K.T) / math.sqrt(K.shape[1])
+    S -= S.max(axis=1)[:, None]
+    W = np.exp(S)
+    W /= W.sum(axis=1)[:, None]
+    return np.dot(W, V)
+
+
+def _fresh_vstack_queries(Q, K, V):
+    Q, K = np.asarray(Q, dtype=float), np.asarray(K, dtype=float)
+    rows = [_fresh_rowwise_softmax(q @ K.T / np.sqrt(Q.shape[1])) for q in Q]
+    return np.vstack(rows) @ np.asarray(V, dtype=float)
+
+
+RIGHT.update({
+    "fresh-einsum-lambda": {"attention": _fresh_einsum_lambda},
+    "fresh-matmul-transpose-pow-half": {"attention": _fresh_matmul_transpose},
+    "fresh-double-loop": {"attention": _fresh_double_loop},
+    "fresh-broadcast-none-in-place": {"attention": _fresh_broadcast_none},
+    "fresh-vstack-queries": {"attention": _fresh_vstack_queries},
+})
+
+
+def _fresh_float32_softmax_called(Q, K, V):
+    S = np.asarray(Q, dtype=float) @ np.asarray(K, dtype=float).T
+    z = S.astype(np.float32) / np.float32(np.sqrt(np.shape(K)[1]))    # Problem 1's softmax, cast to float32
+    e = np.exp(z - z.max(axis=-1, keepdims=True))
+    return (e / e.sum(axis=-1, keepdims=True)) @ np.asarray(V, dtype=float)
+
+
+RIGHT["fresh-softmax-with-T-sqrt-dk"] = {  # the scale as softmax's temperature: full marks in a real notebook
+    "attention": lambda Q, K, V: _fresh_rowwise_softmax(np.asarray(Q, float) @ np.asarray(K, float).T
+                                                         / np.sqrt(np.shape(K)[1])) @ np.asarray(V, float)}
+WRONG["fresh-float32-softmax-called"] = ({"attention": _fresh_float32_softmax_called}, "float32")

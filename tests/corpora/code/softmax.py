@@ -285,3 +285,57 @@ RIGHT.update({
                                               / np.exp(x - x.max(-1, keepdims=True)).sum(-1, keepdims=True))(
         np.asarray(z, dtype=float) / T)},
 })
+
+
+# -- right, from a fresh pair of eyes (each also graded in a real notebook: full marks) -----------------
+
+
+def _fresh_lse_helper(z, T=1.0):
+    def lse(x):
+        c = x.max(axis=-1, keepdims=True)
+        return c + np.log(np.exp(x - c).sum(axis=-1, keepdims=True))
+
+    x = np.asarray(z, dtype=np.float64) / T
+    return np.exp(x - lse(x))
+
+
+def _fresh_shift_then_divide(z, T=1.0):
+    z = np.array(z, dtype=float, copy=True)
+    e = np.exp((z - np.amax(z, axis=-1, keepdims=True)) / T)
+    return e / np.sum(e, axis=-1, keepdims=True)
+
+
+def _fresh_torch_like(z, T=1.0, dim=-1):
+    logits = np.asarray(z, dtype=np.float64) / T
+    p = np.exp(logits - logits.max(dim, keepdims=True))
+    return p / p.sum(dim, keepdims=True)
+
+
+def _fresh_rows_math(z, T=1.0):
+    def row(r, T):
+        mx = max(r)
+        e = [math.exp((x - mx) / T) for x in r]
+        s = sum(e)
+        return np.array([x / s for x in e])
+
+    return np.apply_along_axis(row, -1, np.asarray(z, dtype=float), T)
+
+
+RIGHT.update({
+    "fresh-logsumexp-helper": {"softmax": _fresh_lse_helper},
+    "fresh-shift-then-divide": {"softmax": _fresh_shift_then_divide},
+    "fresh-torch-like-dim": {"softmax": _fresh_torch_like},
+    "fresh-math-rows-with-T-argument": {"softmax": _fresh_rows_math},
+})
+
+
+def _fresh_squeeze_1d(z, T=1.0):
+    z = np.asarray(z)
+    one_row = z.ndim == 1
+    z = (z[None, :] if one_row else z).astype(float) / T
+    e = np.exp(z - z.max(axis=-1, keepdims=True))
+    out = e / e.sum(axis=-1, keepdims=True)
+    return out[0] if one_row else out
+
+
+RIGHT["fresh-squeeze-a-single-row"] = {"softmax": _fresh_squeeze_1d}

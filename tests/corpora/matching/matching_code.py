@@ -29,3 +29,5 @@ RIGHT.update({
     "letters_with_periods": {"match_code": {k: f"{v}." for k, v in KEY.items()}},
     "bracketed_upper_str_keys": {"match_code": {str(k): f"[{v.upper()}]" for k, v in KEY.items()}},
 })
+
+RIGHT["fresh-enumerate-of-split"] = {"match_code": dict(enumerate("g h o d k n b j m e".split(), start=1))}

@@ -31,3 +31,6 @@ RIGHT.update({
     "letters_with_periods": {"match_symbols": {k: f"{v}." for k, v in KEY.items()}},
     "quoted_letters_str_keys": {"match_symbols": {f"{k}": f"'{v.upper()}'" for k, v in KEY.items()}},
 })
+
+RIGHT["fresh-string-keys-mixed-case-brackets"] = {  # graded in a real notebook too: full marks
+    "match_symbols": {"1": "E", "2": "(i)", 3: " l ", 4: "b", 5: "n", 6: "h", 7: "k", 8: "c", 9: "f"}}

@@ -39,3 +39,8 @@ RIGHT.update({
     "transpose_as_intercal": {"dictionary": {**{k: v for k, v in KEY.items() if k != "dot"}, r"x^\intercal y": "b"}},
     "unicode_transpose": {"dictionary": {**{k: v for k, v in KEY.items() if k != "dot"}, "xᵀy": "B"}},
 })
+
+RIGHT["fresh-mixed-prompt-symbols"] = {"dictionary": {  # graded in a real notebook too: full marks
+    r"\mathbb{E}_{x \sim p}[f(x)]": "B", "\\arg\\max_x f(x)": " c ", "∇": "(a)", "KL": "d)", r"\sum": "b",
+    "x~p": "c", r"\Vert x \Vert": "A", "x^T y": "b", r"\mathbb{1}": "d", "θ": "a", r"\hat{y}": "c", "log": "b",
+    "⊙": "c"}}

@@ -107,3 +107,34 @@ RIGHT.update({
         indicator=lambda x: np.heaviside(x, 0.0), reparam=lambda mu, sigma, eps: np.asarray(mu) + np.asarray(sigma) * eps,
         scores=lambda Q, K: (Q @ K.T) * (1 / math.sqrt(Q.shape[-1]))),
 })
+
+
+# -- right, from a fresh pair of eyes: the whole set graded in a real notebook too, full marks -----------
+
+
+def _fresh_norm(x): return math.sqrt(sum(float(v) ** 2 for v in x))
+def _fresh_indicator(x): return np.where(np.asarray(x) > 0, 1.0, 0.0)
+def _fresh_mean_square(x): return (np.asarray(x, dtype=float) ** 2).sum() / np.size(x)
+def _fresh_best_x(xs, fx): return xs[max(range(len(fx)), key=lambda k: fx[k])]
+def _fresh_log_prod(p): return float(sum(math.log(v) for v in p))
+def _fresh_scores(Q, K): return np.einsum("nd,md->nm", Q, K) / math.sqrt(np.shape(Q)[1])
+def _fresh_kl(p, q): return float(np.dot(p, np.log(p) - np.log(q)))
+def _fresh_m_hat(m, beta1, t): return m / (1.0 - math.pow(beta1, t))
+
+
+def _fresh_accuracy(y_hat, y):
+    hits = [1 if a == b else 0 for a, b in zip(y_hat, y)]
+    return sum(hits) / len(hits)
+
+
+def _fresh_row_softmax(S):
+    E = np.exp(S - S.max(axis=1, keepdims=True))
+    return E / E.sum(axis=1, keepdims=True)
+
+
+RIGHT["fresh-einsum-math-comprehensions"] = {
+    "dot": lambda x, y: float(np.einsum("i,i->", x, y)), "norm": _fresh_norm, "indicator": _fresh_indicator,
+    "accuracy": _fresh_accuracy, "mean_square": _fresh_mean_square, "best_x": _fresh_best_x,
+    "log_prod": _fresh_log_prod, "square": lambda g: np.multiply(g, g),
+    "reparam": lambda mu, sigma, eps: np.add(mu, np.multiply(sigma, eps)), "scores": _fresh_scores,
+    "kl": _fresh_kl, "m_hat": _fresh_m_hat, "row_softmax": _fresh_row_softmax}

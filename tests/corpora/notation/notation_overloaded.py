@@ -24,3 +24,5 @@ WRONG = {
     "two_letters": (_with(T_steps=["a", "b"]), "gives 2 options"),
     "empty_string": (_with(abs=""), "not answered yet"),
 }
+
+RIGHT["fresh-zip-of-split-string"] = {"overloaded": dict(zip(KEY, "b a c b a c b c b a c b c".split()))}

@@ -39,3 +39,8 @@ RIGHT.update({
                                      r"\widetilde{\mathbf{y}}^{l}": "index", "10^{-8}": "power",
                                      r"\mathbf{y}^{(l)}": "index"}},
 })
+
+RIGHT["fresh-unicode-key-and-articles"] = {"powers": {  # graded in a real notebook too: full marks
+    "β₁ᵗ": "Power", "m_t": "index ", "g_t^2": "exponent", "K^T": "TRANSPOSE", "d_k": "a label", "x^(i)": "an index",
+    "y^(l)": "index", "ytilde^l": "index", "beta1^(t-i)": "power", "theta_(t-1)": "index", "10^-8": "power",
+    "d_v": "label", "sigma^2": "power"}}

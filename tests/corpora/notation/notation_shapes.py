@@ -43,3 +43,7 @@ RIGHT.update({  # every way a paper writes a transpose
     "cdot_and_sqrt_symbol": {"shapes": {**{k: v for k, v in KEY.items() if k not in ("q.k", "sqrt(d_k)")},
                                         r"q \cdot k": "scalar", "√d_k": ()}},
 })
+
+RIGHT["fresh-mixed-spellings"] = {"shapes": {  # graded in a real notebook too: full marks
+    "Q": "n x d_k", "K": ["m", "dk"], "V": "(m, d_v)", "K^T": ("D_K", "M"), "QK^T": "n_q x n_k", "S": ("n", "m"),
+    "W": ("n", "m"), "output": ("n", "dv"), "sqrt(d_k)": "scalar", "q.k": "()", "W[0]": "m", "z": "J"}}

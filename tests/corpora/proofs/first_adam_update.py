@@ -97,3 +97,13 @@ WRONG = {
     "scalar": ({"first_adam_update": _scalar}, "shape"),
     "betas_swapped": ({"first_adam_update": _beta_swapped}, "about α against the sign"),
 }
+
+
+def _fresh_hats_with_power_half(g, alpha=0.001, beta1=0.9, beta2=0.999, eps=1e-8):
+    g = np.asarray(g, dtype=float)
+    m_hat = ((1 - beta1) * g) / (1 - beta1**1)
+    v_hat = ((1 - beta2) * g * g) / (1 - beta2**1)
+    return -(alpha * m_hat) / (v_hat**0.5 + eps)
+
+
+RIGHT["fresh-hats-with-power-half"] = {"first_adam_update": _fresh_hats_with_power_half}

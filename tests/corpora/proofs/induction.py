@@ -58,3 +58,12 @@ RIGHT.update({
     "hyp_pulled_out_power": env(hyp="(1 - beta1)*beta1**k*Sum(beta1**(-i)*g(i), (i, 1, k))"),
     "step_sum_split": env(step="(1 - beta1)*(Sum(beta1**(k + 1 - i)*g(i), (i, 1, k)) + g(k + 1))"),
 })
+
+RIGHT.update({  # a fresh pair of eyes, each graded in a real notebook too: full marks
+    "fresh-caret-and-j-hypothesis-formula-step": env(
+        base="g(1) - beta1*g(1)", hyp="(1-beta1) * Sum(beta1^(k-j) * g(j), (j, 1, k))",
+        step="(1 - beta1)*Sum(beta1**(k + 1 - i)*g(i), (i, 1, k + 1))"),
+    "fresh-factor-inside-sum-split-new-gradient": env(
+        base="(1 - beta1)*beta1**0*g(1)", hyp="Sum((1 - beta1)*beta1**(k - i)*g(i), (i, 1, k))",
+        step="Sum((1 - beta1)*beta1**(k + 1 - i)*g(i), (i, 1, k)) + g(k + 1) - beta1*g(k + 1)"),
+})

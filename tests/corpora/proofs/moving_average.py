@@ -115,3 +115,14 @@ RIGHT.update({
     "geometric_series_hints": {"moving_average": _geometric_series_math},
     "while_counter": {"moving_average": _while_counter},
 })
+
+
+def _fresh_while_counter(g, beta1, t):
+    m, done = 0.0 * np.asarray(g, dtype=float), 0
+    while done < t:
+        m = beta1 * m + (1 - beta1) * np.asarray(g, dtype=float)
+        done += 1
+    return m
+
+
+RIGHT["fresh-while-counter"] = {"moving_average": _fresh_while_counter}

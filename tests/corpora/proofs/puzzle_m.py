@@ -23,3 +23,5 @@ WRONG = {
     "a_string": ({"puzzle_m": "CFAJHDG"}, "is a string"),
     "unknown_label": ({"puzzle_m": ["C", "F", "A", "J", "H", "D", "Z"]}, "not one of the step labels"),
 }
+
+RIGHT["fresh-lower-case-tuple"] = {"puzzle_m": ("c", "f", "a", "j", "h", "d", "g")}

@@ -25,3 +25,5 @@ WRONG = {
     "a_string": ({"puzzle_v": "EGBLJCI"}, "is a string"),
     "unknown_label": ({"puzzle_v": ["E", "G", "B", "L", "J", "C", "Z"]}, "not one of the step labels"),
 }
+
+RIGHT["fresh-list-of-a-string"] = {"puzzle_v": list("EGBLJCI")}

@@ -1,0 +1,159 @@
+"""Nothing writable is shared, and no kernel object outlives its child (issue 19, deliverables 1 and 2).
+
+A census, as root and as the ordinary user the suite creates (``tests/hostile/ordinary.py``), on both ways
+a child is started (forked by the worker's fork server, or started by bubblewrap): one student's child
+tries to create a file in every directory it can see and an object in every kernel namespace it can
+reach (``tests/hostile/census.py``); only its own three tmpfs take a file, no keyring, SysV object,
+message queue or memfd can be made; a later child of another student in the same worker finds none of
+it; and the host finds nothing left.  A child cannot reach the grader's session keyring either.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import platform
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hostile.census import KEY, LEAVE, LOOK, TOKEN
+from hostile.ordinary import as_user, ordinary_user
+
+from conftest import ROOT
+from reading_maths.sandbox.child_starter import Starter
+from reading_maths.sandbox.process import choose
+from reading_maths.sandbox.session import Cell, StudentSession
+from test_sandbox import needs_isolation
+
+pytestmark = pytest.mark.sandbox
+
+MODES = ["root", "user"] if os.geteuid() == 0 else ["user"]
+PATHS = ["forked", "spawned"]
+PRIVATE = ("/tmp", "/dev/shm", "/work/scratch")
+"""The child's own tmpfs (HOME is /work/scratch/home): the only places it may write."""
+KEYCTL = {"x86_64": (248, 250), "aarch64": (217, 219)}[platform.machine()]
+SECRET_KEY = "rm-hostile-grader-secret"
+
+
+def _child(code: str, sandbox, starter) -> tuple[dict, str]:
+    with StudentSession([Cell(0, "cell 1", code)], ["probe"], sandbox, starter=starter,
+                        cell_timeout=120, call_timeout=120) as s:
+        assert s.start_error is None and not s.cell_errors, (s.start_error, s.cell_errors)
+        return s.env()["probe"], type(s._child.process).__name__
+
+
+def host_leftovers() -> dict[str, list]:
+    """What the host holds of the census: files, SysV objects, keys, message queues, abstract sockets."""
+    files = [str(p) for top in (Path("/tmp"), Path.home()) for p in top.glob(f"{TOKEN}*")]
+    files += [os.path.join(folder, name) for folder, _, names in os.walk("/dev/shm") for name in names
+              if name.startswith(TOKEN)]
+    sysv = [line for kind in ("shm", "sem", "msg") for line in Path(f"/proc/sysvipc/{kind}").read_text().splitlines()
+            if line.split()[:1] == [str(KEY)]]
+    keys = [line for line in Path("/proc/keys").read_text().splitlines() if TOKEN in line]
+    libc = ctypes.CDLL(None, use_errno=True)
+    mqueue = ["mq"] if libc.mq_open(b"/" + TOKEN.encode(), os.O_RDONLY, 0, None) >= 0 else []
+    abstract = [line for line in Path("/proc/net/unix").read_text().splitlines() if TOKEN in line]
+    return {"files": files, "sysv": sysv, "keys": keys, "mqueue": mqueue, "abstract": abstract}
+
+
+def census(path: str) -> dict:
+    """One student's child leaves what it can, a later child of the same worker looks for it, the host too."""
+    sandbox = choose()
+    starter = Starter(sandbox) if path == "forked" else None
+    try:
+        left, first = _child(LEAVE, sandbox, starter)
+        seen, second = _child(LOOK, sandbox, starter)
+    finally:
+        if starter is not None:
+            starter.close()
+    return {"left": left, "seen": seen, "kinds": [first, second], "host": host_leftovers()}
+
+
+GRADER_KEYRING = f"""
+import ctypes, os
+def lines(path):
+    try:
+        with open(path) as fh:
+            return fh.readlines()
+    except OSError:  # masked
+        return []
+libc = ctypes.CDLL(None, use_errno=True)
+add_key, keyctl = {KEYCTL}
+buffer = ctypes.create_string_buffer(4096)
+probe = {{
+    "read": libc.syscall(keyctl, 11, -3, buffer, 4096),  # KEYCTL_READ of the session keyring
+    "search": libc.syscall(keyctl, 10, -3, b"user", {SECRET_KEY!r}.encode(), 0),  # KEYCTL_SEARCH
+    "add": libc.syscall(add_key, b"user", b"rm-hostile-planted", b"x", 1, -3),
+    "listed": [line for line in lines("/proc/keys") if {SECRET_KEY!r} in line],
+    "seccomp": [line.split()[1] for line in open("/proc/self/status") if line.startswith("Seccomp:")],
+}}
+"""
+
+
+def grader_keyring(path: str) -> dict:
+    """This process joins a session keyring holding a secret key, then a child (started ``path``) tries it."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    add_key, keyctl = KEYCTL
+    assert libc.syscall(keyctl, 1, b"rm-hostile-grader-session") >= 0  # KEYCTL_JOIN_SESSION_KEYRING
+    secret = libc.syscall(add_key, b"user", SECRET_KEY.encode(), b"answers", 7, -3)
+    assert secret >= 0, os.strerror(ctypes.get_errno())
+    sandbox = choose()
+    starter = Starter(sandbox) if path == "forked" else None
+    try:
+        seen, kind = _child(GRADER_KEYRING, sandbox, starter)
+    finally:
+        if starter is not None:
+            starter.close()
+    buffer = (ctypes.c_int32 * 64)()
+    held = libc.syscall(keyctl, 11, -3, buffer, ctypes.sizeof(buffer))  # the keys now in the session keyring
+    return {"child": seen, "kind": kind, "session_keys": list(buffer[:held // 4]), "secret": secret}
+
+
+def in_mode(mode: str, function: str, path: str) -> dict:
+    """``function(path)`` of this module, in a process of its own, as root or as the ordinary user."""
+    script = (f"import json, sys; sys.path[:0] = ['tests', '.']\nimport test_census\n"
+              f"print(json.dumps(test_census.{function}({path!r})))")
+    command = [sys.executable, "-c", script]
+    env = dict(os.environ)
+    if mode == "user":
+        command, env["HOME"] = as_user(command), ordinary_user()[2]
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, env=env, timeout=600, check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+def check_census(found: dict, path: str) -> None:
+    assert found["kinds"] == (["Forked"] * 2 if path == "forked" else ["Popen"] * 2)
+    dirs = found["left"]["dirs"]
+    assert {"/tmp", "/dev/shm", "/work/scratch/home"} <= set(dirs), "the census writes where it may"
+    assert [d for d in dirs if not d.startswith(PRIVATE)] == [], "only the child's own tmpfs are writable"
+    made = found["left"]["made"]
+    allowed = {"posix shm", "abstract socket"}  # a file in its own /dev/shm; a socket in its own network namespace
+    assert {kind for kind, done in made.items() if done} <= allowed, made
+    assert found["seen"] == {"files": [], "keys": [], "sysv": [], "mqueue": False, "abstract": False}
+    assert found["host"] == {"files": [], "sysv": [], "keys": [], "mqueue": [], "abstract": []}
+
+
+def check_keyring(found: dict) -> None:
+    child = found["child"]
+    assert child["seccomp"] == ["2"], "the child runs under the syscall filter"
+    assert child["read"] < 0 and child["search"] < 0 and child["add"] < 0, child
+    assert child["listed"] == [], "the grader's key is not even listed to the child"
+    assert found["session_keys"] == [found["secret"]], "the grader's session keyring holds its own key only"
+
+
+@needs_isolation
+@pytest.mark.parametrize("path", PATHS)
+@pytest.mark.parametrize("mode", MODES)
+def test_a_child_writes_only_its_own_tmpfs_and_leaves_nothing(mode, path):
+    check_census(in_mode(mode, "census", path), path)
+
+
+@needs_isolation
+@pytest.mark.parametrize("path", PATHS)
+@pytest.mark.parametrize("mode", MODES)
+def test_a_child_cannot_reach_the_graders_session_keyring(mode, path):
+    check_keyring(in_mode(mode, "grader_keyring", path))
