@@ -17,6 +17,7 @@ from reading_maths.course import Assignment
 from reading_maths.kit import latex, reference
 from reading_maths.kit.decoys import decoys
 from reading_maths.kit.entries import EntryFormatError, check_entry, read_entry, same_output
+from reading_maths.kit.equation_value import equation_value
 from reading_maths.kit.mutation import mutants
 from reading_maths.kit.probes import probes
 from reading_maths.kit.strength import judge
@@ -116,6 +117,29 @@ def test_each_cheat_and_unfair_case_gets_exactly_its_score(question):
     corpus = runpy.run_path(str(ROOT / "tests" / "corpora" / "build" / f"{question}.py"))
     scores = {name: _grade(question, corpus["WRONG"][name][0]).score for name in corpus.get("SCORES", {})}
     assert scores == corpus.get("SCORES", {})
+
+
+def test_an_equation_read_as_a_formula_catches_a_bug_its_test_and_example_share():
+    corpus = runpy.run_path(str(ROOT / "tests" / "corpora" / "build" / "entry_3.py"))
+    shared = _grade("entry_3", corpus["WRONG"]["elo-code-test-and-example-share-a-bug"][0])
+    assert shared.score == 10
+    assert any("gives [0.7597, 0.5]; your implementation gives [0.6225, 0.5]" in line for line in shared.feedback)
+    unread = _grade("entry_1", CORPUS["WRONG"]["example-not-reproduced"][0])  # RMS norm: a sum, two equations
+    assert any("your equation could not be read as a formula" in line and "not checked against your code" in line
+               for line in unread.feedback), unread.feedback
+
+
+def test_equation_value_reads_only_what_it_need_not_guess():
+    elo = read_entry(runpy.run_path(str(ROOT / "tests" / "corpora" / "build" / "entry_3.py"))["ELO"])
+    value, _ = equation_value(elo)
+    assert np.allclose(value, [1 / (1 + 10 ** -0.5), 0.5])
+    product = dict(elo, equation=r"E_A = R_A R_B", inputs={"r_a": [[1.0, 2.0], [3.0, 4.0]], "r_b": [[1.0, 0.0],
+                                                                                                   [0.0, 1.0]]})
+    hostile = dict(elo, equation=r"E_A = R_A^{10^{10^{10^{10}}}}")
+    summed = dict(elo, equation=r"E_A = \sum_{i=1}^{2} R_A")
+    for entry, why in [(product, "matrix"), (hostile, ""), (summed, ""), (dict(elo, equation="E_A"), "one equation")]:
+        value, message = equation_value(entry)
+        assert value is None and why in message, (entry["equation"], message)
 
 
 def test_equation_must_differ_from_the_other_entries():

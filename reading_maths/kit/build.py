@@ -7,6 +7,8 @@ grader file is one line, ``globals().update(entry_cases(k, SEED, worked))``; the
 - the symbol table covers every symbol of the equation (read with :mod:`reading_maths.kit.latex`);
 - the shapes agree: running the implementation on the example gives each dimension one size;
 - the implementation reproduces the hand-worked example, and the example is tiny;
+- the equation, where it can be read as a formula (:mod:`reading_maths.kit.equation_value`), gives the
+  implementation's output and the hand-worked one on the example;
 - the test passes on the implementation, and it is strong: it kills mutants of the implementation
   (:mod:`reading_maths.kit.strength`), one case per threshold of the share killed;
 - the equation is new: not another entry's, not the worked entry's, not one the course works itself.
@@ -24,6 +26,7 @@ from otter.test_files import test_case
 
 from reading_maths.kit import latex
 from reading_maths.kit.entries import EntryFormatError, read_entry, same_output, shape_problems, tiny_problems
+from reading_maths.kit.equation_value import equation_value
 from reading_maths.kit.novelty import COURSE_EQUATIONS, course_function, known_piece
 from reading_maths.kit.reference import hidden_rng
 from reading_maths.kit.strength import BUDGET, MIN_JUDGED, judged
@@ -121,6 +124,40 @@ def example_reproduced(e: _Entry) -> None:
             f"{e.name}: on your example your implementation gives {_numbers(output)}, but the output you worked "
             f"by hand is {_numbers(e.entry['output'])}. If they agree you have read the equation correctly; if "
             "they do not, one of the two is wrong, and finding out which is the fastest learning available.")
+
+
+AGREES = ("your equation, where it could be read as a formula, gives your code's output on your example; where it "
+          "could not, your code reproduces your hand-worked output")
+RTOL = 1e-3
+"""How far the implementation may be from the equation's value (relative; constants rounded in the code)."""
+
+
+def equation_agrees(e: _Entry) -> None:
+    """The equation read as a formula gives the implementation's and the hand-worked output; where it cannot be
+    read, the implementation reproduces the hand-worked output (the check this one replaces half of)."""
+    output, hand = e.output(), e.entry["output"]
+    value, why = equation_value(e.entry)
+    try:
+        code = np.asarray(output, dtype=float)
+    except (TypeError, ValueError):
+        code = None
+    if value is not None and (code is None or code.shape != value.shape):
+        value, why = None, "read element by element its result's shape is not your implementation's"
+    if value is None:
+        if not same_output(output, hand):
+            raise AssertionError(f"{e.name}: your equation could not be read as a formula ({why}), so it was not "
+                                 "checked against your code; and your implementation does not reproduce your "
+                                 "hand-worked output (see the case `example_reproduced`).")
+        return
+    with np.errstate(invalid="ignore"):
+        agrees = bool(np.allclose(code, value, rtol=RTOL, atol=1e-6, equal_nan=True))
+    if not agrees or not same_output(value, hand):
+        raise AssertionError(
+            f"{e.name}: your equation, read as a formula and evaluated on your example's inputs, gives "
+            f"{_numbers(value)}; your implementation gives {_numbers(output)} and your hand-worked output is "
+            f"{_numbers(hand)}. The {'code' if not agrees else 'hand-worked output'} does not compute what the "
+            "equation says: check each step of it against the equation (an example and a test worked from the "
+            "code share its mistake).")
 
 
 def example_tiny(e: _Entry) -> None:
@@ -246,7 +283,8 @@ def entry_cases(number: int, seed: int, worked: dict[str, str]) -> dict[str, Cal
     checks: list[tuple[str, int, bool, list[str], Callable[..., None]]] = [
         ("symbol_table_covers_the_equation", 1, False, names[:1], symbols_covered),
         ("shapes_line_up", 1, False, names[:2], shapes_agree),
-        ("example_reproduced", 2, False, names[:2], example_reproduced),
+        ("example_reproduced", 1, False, names[:2], example_reproduced),
+        ("equation_agrees_with_implementation", 1, False, names[:2], equation_agrees),
         ("example_is_tiny", 1, False, names[:1], example_tiny),
         ("test_passes", 1, False, names, test_passes),
         ("equation_is_new", 1, False, names[:2] + others,
@@ -261,5 +299,7 @@ def entry_cases(number: int, seed: int, worked: dict[str, str]) -> dict[str, Cal
             _body(entry, **{k: v for k, v in env.items() if k in others})
 
         case.__signature__ = _signature(params)
-        cases[f"case_{case_name}"] = test_case(name=case_name, points=points, hidden=hidden)(case)
+        message = AGREES if body is equation_agrees else None
+        cases[f"case_{case_name}"] = test_case(name=case_name, points=points, hidden=hidden,
+                                               success_message=message)(case)
     return cases

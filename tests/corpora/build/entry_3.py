@@ -524,7 +524,26 @@ ELO_NO_R_B = dict(ELO, symbols={"r_a": ("the rating of player A", ("n",), "r_a")
 HALF_SQUARED_ROUNDED_UP = dict(HALF_SQUARED, example={"inputs": HALF_SQUARED["example"]["inputs"],
                                                       "output": [0.01, 2.0]})  # 0.01 for a true 0.005
 
+
+def elo_with_e(r_a, r_b):  # the bug: e where the equation has 10; its example and its test were worked from it
+    return [1.0 / (1.0 + math.exp((b - a) / 400.0)) for a, b in zip(r_a, r_b)]
+
+
+def test_elo_with_e():
+    got = elo_with_e([1600, 1500], [1400, 1500])
+    assert math.isclose(got[0], 0.6225, abs_tol=1e-4) and got[1] == 0.5
+    for a, b in [(1200, 1800), (2000, 1990), (1500, 1100)]:
+        forward, back = elo_with_e([a], [b])[0], elo_with_e([b], [a])[0]
+        assert math.isclose(forward + back, 1.0)
+        assert math.isclose(forward, 1 / (1 + math.exp((b - a) / 400)), rel_tol=1e-12)
+    assert math.isclose(elo_with_e([1900], [1500])[0], 0.7311, abs_tol=1e-4)
+
+
+ELO_WITH_E = dict(ELO, example={"inputs": ELO["example"]["inputs"], "output": [0.6225, 0.5]})
+
 WRONG |= {
+    "elo-code-test-and-example-share-a-bug": (_entry(ELO_WITH_E, elo_with_e, test_elo_with_e),
+                                              "your equation, read as a formula and evaluated"),
     "layer-norm-first-line-renamed": (_entry(LAYER_NORM_RENAMED, renamed_layer_norm, test_renamed_layer_norm),
                                       "the same as the worked entry (layer norm)'s, or a piece of it"),
     "softmax-renamed": (_entry(GIBBS_RENAMED, gibbs, test_gibbs), "the same as softmax with a temperature's"),
@@ -543,6 +562,7 @@ SCORES = {  # out of 11: each loses only what it got wrong
     "layer-norm-first-line-renamed": 10, "softmax-renamed": 10, "softmax-in-another-form": 10,
     "adam-update-renamed": 10, "focal-gamma-only-in-an-exponent-missing": 10,
     "elo-rating-only-in-a-power-missing": 10, "example-0.01-for-a-true-0.005": 9,
+    "elo-code-test-and-example-share-a-bug": 10,  # only the equation, read as a formula, shows the bug
 }
 
 
