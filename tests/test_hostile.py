@@ -491,6 +491,7 @@ def test_forged_wire_values_are_wire_errors():
             wire.decode(forged)
 
 
-def test_the_batch_is_quick(batch):
-    # a generous bound: the corpus is meant to take well under a minute on two cores
-    assert batch["elapsed"] < 150, batch["elapsed"]
+def test_no_attack_holds_the_batch(batch):
+    # a stall detector, not a timing: the whole corpus takes about a minute on two quiet cores, and one notebook
+    # that held its worker for a whole notebook budget (300 s by default) would show here
+    assert batch["elapsed"] < 300, batch["elapsed"]
