@@ -77,6 +77,7 @@ def test_check_cells_pass_on_the_reference_and_need_only_the_notebook():
     assert "format is right" in check_entry(env["entry_1"], env["implementation_1"], env["test_1"], "entry_1")
 
 
+@pytest.mark.slow
 def test_source_notebook_scores_full_marks_and_the_worked_entry_would_too():
     env = vars(reference("build"))
     for q in ENTRIES:
@@ -129,6 +130,7 @@ def test_an_equation_read_as_a_formula_catches_a_bug_its_test_and_example_share(
                for line in unread.feedback), unread.feedback
 
 
+@pytest.mark.slow
 def test_equation_value_reads_only_what_it_need_not_guess():
     elo = read_entry(runpy.run_path(str(ROOT / "tests" / "corpora" / "build" / "entry_3.py"))["ELO"])
     value, _ = equation_value(elo)
