@@ -66,29 +66,30 @@ def run_limited(func: Callable[..., tuple[str, str]], args: tuple, seconds: floa
         finally:
             os._exit(status)
     os.close(write_end)
-    chunks: list[bytes] = []
-    deadline = time.monotonic() + seconds * WALL_FACTOR
+    raw = read_fork_reply(read_end, pid, time.monotonic() + seconds * WALL_FACTOR)
     try:
-        while True:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                break
-            ready, _, _ = select.select([read_end], [], [], left)
-            if not ready:
-                break
-            chunk = os.read(read_end, 65536)
-            if not chunk:
+        status, message = json.loads(raw.decode())
+        return str(status), str(message)
+    except (ValueError, TypeError):
+        return None
+
+
+def read_fork_reply(read: int, pid: int, deadline: float, max_bytes: int = 1 << 24) -> bytes:
+    """What the forked child ``pid`` writes on the pipe ``read`` until it closes it, ``deadline`` passes or
+    ``max_bytes`` arrive; the pipe is closed and the child killed and reaped after, whatever happened."""
+    chunks, size = [], 0
+    try:
+        while (left := deadline - time.monotonic()) > 0 and select.select([read], [], [], left)[0]:
+            chunk = os.read(read, 1 << 16)
+            size += len(chunk)
+            if not chunk or size > max_bytes:
                 break
             chunks.append(chunk)
     finally:
-        os.close(read_end)
+        os.close(read)
         try:
             os.kill(pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
         os.waitpid(pid, 0)
-    try:
-        status, message = json.loads(b"".join(chunks).decode())
-        return str(status), str(message)
-    except (ValueError, TypeError):
-        return None
+    return b"".join(chunks)

@@ -25,7 +25,6 @@ import json
 import linecache
 import os
 import queue
-import select
 import signal
 import sys
 import tempfile
@@ -38,6 +37,7 @@ from typing import Any
 from reading_maths.sandbox.child_starter import starter
 from reading_maths.sandbox.errors import CallTimeout, ProcessDied, StudentError
 from reading_maths.sandbox.inside import wire
+from reading_maths.sandbox.limited_eval import read_fork_reply
 from reading_maths.sandbox.mutant_calls import Remote, function_lines, replace_function
 from reading_maths.sandbox.process import SLOTS
 from reading_maths.sandbox.session import Cell, StudentSession
@@ -173,23 +173,9 @@ class _Forked:
 
 def _collect(read: int, pid: int, deadline: float, expected: int, limit: float) -> list[Outcome]:
     """The outcomes a forked trial sends by ``deadline`` (a timeout for each one missing); the child is gone after."""
-    chunks, size = [], 0
+    raw = read_fork_reply(read, pid, deadline, MAX_REPLY)
     try:
-        while (left := deadline - time.monotonic()) > 0 and select.select([read], [], [], left)[0]:
-            chunk = os.read(read, 1 << 16)
-            size += len(chunk)
-            if not chunk or size > MAX_REPLY:
-                break
-            chunks.append(chunk)
-    finally:
-        os.close(read)
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        os.waitpid(pid, 0)
-    try:
-        sent = json.loads(b"".join(chunks))
+        sent = json.loads(raw)
         found = [(kind, wire.decode(value) if kind == "value" else value) for kind, value in sent]
     except (ValueError, TypeError, wire.WireError):
         found = []
