@@ -72,7 +72,7 @@ class Assignment:
     @cached_property
     def grade_ids(self) -> list[str]:
         """Every graded cell's id, auto and hand-marked, in notebook order."""
-        return [grade_id(c) for c in self.source.cells if nbgrader_meta(c).get("grade")]
+        return [gid for c in self.source.cells if nbgrader_meta(c).get("grade") and (gid := grade_id(c))]
 
     @cached_property
     def own_ids(self) -> frozenset[str]:

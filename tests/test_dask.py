@@ -126,10 +126,12 @@ def test_a_long_lived_worker_sees_a_grader_fixed_between_batches(settings, tmp_p
     notebook = course / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"  # the reference solution: full marks
     shown = str(course / "submitted" / "ada" / ASSIGNMENT / notebook.name)
 
-    before = grade_bytes(notebook.read_bytes(), shown, settings, str(course), ASSIGNMENT)
+    before = grade_bytes(notebook.read_bytes(), shown, "submitted/ada/" + ASSIGNMENT + "/" + notebook.name, settings,
+                        str(course), ASSIGNMENT)
     grader = course / "graders" / ASSIGNMENT / "softmax.py"
     grader.write_text(grader.read_text().replace('name="batch_3d", points=2', 'name="batch_3d", points=12'))
-    after = grade_bytes(notebook.read_bytes(), shown, settings, str(course), ASSIGNMENT)
+    after = grade_bytes(notebook.read_bytes(), shown, "submitted/ada/" + ASSIGNMENT + "/" + notebook.name, settings,
+                        str(course), ASSIGNMENT)
 
     assert before.notebook == after.notebook == shown
     assert before.question("softmax").score == before.question("softmax").max_score

@@ -189,6 +189,7 @@ def plots(data: ReportData) -> dict[str, str]:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
 
     images: dict[str, str] = {}
     columns = min(3, max(1, len(data.assignments)))
@@ -226,7 +227,7 @@ def plots(data: ReportData) -> dict[str, str]:
     labels = [_short(f"{m.assignment}/{m.question}: {m.mistake}") for m in common][::-1]
     ax.barh(labels, [m.count for m in common][::-1], color="#c00000")
     ax.set_xlabel("students")
-    ax.xaxis.get_major_locator().set_params(integer=True)
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_title("most common diagnosed mistakes")
     ax.tick_params(axis="y", labelsize=8)
     images["mistakes"] = _png(fig)
