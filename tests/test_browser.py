@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import re
 import shutil
+import sys
+import types
 from pathlib import Path
 
 import browser as b
@@ -119,13 +121,19 @@ def gradebook_scores(root: Path) -> dict[tuple[str, str], tuple[float, float]]:
 
 def check_cell_verdict(helper_source: str, check_source: str, answer: str) -> str | None:
     """What the check cell says about ``answer``: its one-line failure, or None when it passes."""
-    namespace = {"np": np}
-    exec(compile(helper_source, "<check-helpers>", "exec"), namespace)  # noqa: S102 - the course's own cell
-    exec(compile(answer, "<answer>", "exec"), namespace)  # noqa: S102 - our own fixed answer
+    main = types.ModuleType("__main__")  # the checks read the notebook's namespace as a kernel's __main__
+    namespace = vars(main)
+    namespace["np"] = np
+    saved = sys.modules["__main__"]
+    sys.modules["__main__"] = main
     try:
+        exec(compile(helper_source, "<check-helpers>", "exec"), namespace)  # noqa: S102 - the course's own cell
+        exec(compile(answer, "<answer>", "exec"), namespace)  # noqa: S102 - our own fixed answer
         exec(compile(check_source, "<check>", "exec"), namespace)  # noqa: S102 - the course's own cell
     except AssertionError as exc:
         return str(exc)
+    finally:
+        sys.modules["__main__"] = saved
     return None
 
 
