@@ -11,18 +11,14 @@ it; and the host finds nothing left.  A child cannot reach the grader's session 
 from __future__ import annotations
 
 import ctypes
-import json
 import os
 import platform
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from hostile.census import KEY, LEAVE, LOOK, TOKEN
-from hostile.ordinary import as_user, ordinary_user
+from hostile.ordinary import call_in_mode
 
-from conftest import ROOT
 from reading_maths.sandbox.child_starter import Starter
 from reading_maths.sandbox.process import choose
 from reading_maths.sandbox.session import Cell, StudentSession
@@ -112,17 +108,9 @@ def grader_keyring(path: str) -> dict:
     return {"child": seen, "kind": kind, "session_keys": list(buffer[:held // 4]), "secret": secret}
 
 
-def in_mode(mode: str, function: str, path: str) -> dict:
+def in_mode(mode: str, function: str, path: str):
     """``function(path)`` of this module, in a process of its own, as root or as the ordinary user."""
-    script = (f"import json, sys; sys.path[:0] = ['tests', '.']\nimport test_census\n"
-              f"print(json.dumps(test_census.{function}({path!r})))")
-    command = [sys.executable, "-c", script]
-    env = dict(os.environ)
-    if mode == "user":
-        command, env["HOME"] = as_user(command), ordinary_user()[2]
-    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, env=env, timeout=600, check=False)
-    assert done.returncode == 0, done.stderr[-3000:]
-    return json.loads(done.stdout.splitlines()[-1])
+    return call_in_mode(mode, "test_census", function, path, timeout=600)
 
 
 def check_census(found: dict, path: str) -> None:

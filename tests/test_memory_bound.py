@@ -10,14 +10,11 @@ honest notebook after it in the same worker gets full marks.
 
 from __future__ import annotations
 
-import json
 import os
-import subprocess
-import sys
 
 import pytest
 from hostile.memory import HOLD
-from hostile.ordinary import as_user, ordinary_user
+from hostile.ordinary import call_in_mode
 
 from conftest import ROOT
 from reading_maths.sandbox.limits import Limits
@@ -74,16 +71,9 @@ def batch(_: str) -> list[dict]:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def in_mode(mode: str, function: str, argument: str) -> dict | list:
-    script = (f"import json, sys; sys.path[:0] = ['tests', '.']\nimport test_memory_bound\n"
-              f"print(json.dumps(test_memory_bound.{function}({argument!r})))")
-    command = [sys.executable, "-c", script]
-    env = dict(os.environ)
-    if mode == "user":
-        command, env["HOME"] = as_user(command), ordinary_user()[2]
-    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, env=env, timeout=900, check=False)
-    assert done.returncode == 0, done.stderr[-3000:]
-    return json.loads(done.stdout.splitlines()[-1])
+def in_mode(mode: str, function: str, argument: str):
+    """``function(argument)`` of this module, in a process of its own, as root or as the ordinary user."""
+    return call_in_mode(mode, "test_memory_bound", function, argument, timeout=900)
 
 
 @needs_isolation

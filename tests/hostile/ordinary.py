@@ -62,3 +62,20 @@ def as_user(command: list[str]) -> list[str]:
         return command
     uid, gid, _ = ordinary_user()
     return ["/usr/bin/setpriv", f"--reuid={uid}", f"--regid={gid}", "--init-groups", "--", *command]
+
+
+def call_in_mode(mode: str, module: str, function: str, argument: str, timeout: float = 900) -> object:
+    """``module.function(argument)`` (a test module's, JSON in and out) in a Python of its own, as root
+    (``mode`` "root") or as the ordinary user ("user"), run from the repository's root."""
+    import json
+
+    root = Path(__file__).resolve().parents[2]
+    script = (f"import json, sys; sys.path[:0] = ['tests', '.']\nimport {module}\n"
+              f"print(json.dumps({module}.{function}({argument!r})))")
+    command = [sys.executable, "-c", script]
+    env = dict(os.environ)
+    if mode == "user":
+        command, env["HOME"] = as_user(command), ordinary_user()[2]
+    done = subprocess.run(command, cwd=root, capture_output=True, text=True, env=env, timeout=timeout, check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.splitlines()[-1])
