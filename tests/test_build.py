@@ -354,6 +354,7 @@ def check_slowly():
     assert np.allclose(slow_double([1.0, -2.0]), [2.0, -4.0])
 
 
+@pytest.mark.slow  # waits out time limits
 def test_a_test_cut_off_by_a_time_limit_is_told_so(monkeypatch):
     from reading_maths.kit import build, strength
 
