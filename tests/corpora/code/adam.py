@@ -4,6 +4,8 @@ import math
 
 import numpy as np
 
+from classroom.corpus import answers
+
 # -- right ---------------------------------------------------------------------------------------------
 
 
@@ -88,14 +90,14 @@ def _state_dict(grad, theta0, steps, alpha=0.001, beta1=0.9, beta2=0.999, eps=1e
     return state["theta"]
 
 
-RIGHT = {
-    "own-step-function": {"adam": _with_own_step},
-    "while-loop": {"adam": _while_loop},
-    "in-place-on-copies": {"adam": _in_place_copies},
-    "running-powers": {"adam": _running_powers},
-    "math-elementwise-list": {"adam": _math_elementwise_list},
-    "state-dict": {"adam": _state_dict},
-}
+RIGHT = answers("adam", {
+    "own-step-function": _with_own_step,
+    "while-loop": _while_loop,
+    "in-place-on-copies": _in_place_copies,
+    "running-powers": _running_powers,
+    "math-elementwise-list": _math_elementwise_list,
+    "state-dict": _state_dict,
+})
 
 
 # -- wrong ---------------------------------------------------------------------------------------------
@@ -269,10 +271,10 @@ def _dict_of_hyperparameters(grad, theta0, steps, **hyper):
     return theta
 
 
-RIGHT.update({
-    "optimiser-class": {"adam": _optimiser_class},
-    "generator": {"adam": _generator},
-    "hyperparameters-as-kwargs": {"adam": _dict_of_hyperparameters},
+RIGHT |= answers("adam", {
+    "optimiser-class": _optimiser_class,
+    "generator": _generator,
+    "hyperparameters-as-kwargs": _dict_of_hyperparameters,
 })
 
 
@@ -320,11 +322,11 @@ def _fresh_while_t(grad, theta0, steps, alpha=0.001, beta1=0.9, beta2=0.999, eps
     return theta
 
 
-RIGHT.update({
-    "fresh-star-unpacked-state": {"adam": _fresh_star_unpack},
-    "fresh-history-list": {"adam": _fresh_history},
-    "fresh-zero-times-theta": {"adam": _fresh_zero_times},
-    "fresh-while-counter": {"adam": _fresh_while_t},
+RIGHT |= answers("adam", {
+    "fresh-star-unpacked-state": _fresh_star_unpack,
+    "fresh-history-list": _fresh_history,
+    "fresh-zero-times-theta": _fresh_zero_times,
+    "fresh-while-counter": _fresh_while_t,
 })
 
 
