@@ -103,17 +103,22 @@ RIGHT = answers("adam", {
 # -- wrong ---------------------------------------------------------------------------------------------
 
 
-def _mutates_theta0(grad, theta0, steps, alpha=0.001, beta1=0.9, beta2=0.999, eps=1e-8):
-    theta = theta0  # not a copy: the caller's theta0 changes
-    if theta.dtype != float:
-        theta = theta.astype(float)
-    m, v = np.zeros_like(theta), np.zeros_like(theta)
+def _in_place(grad, theta, steps, alpha, beta1, beta2, eps):
+    """Adam's steps, each updating ``theta`` itself."""
+    m, v = np.zeros(theta.shape), np.zeros(theta.shape)
     for t in range(1, steps + 1):
         g = grad(theta)
         m = beta1 * m + (1 - beta1) * g
         v = beta2 * v + (1 - beta2) * g**2
         theta -= alpha * (m / (1 - beta1**t)) / (np.sqrt(v / (1 - beta2**t)) + eps)
     return theta
+
+
+def _mutates_theta0(grad, theta0, steps, alpha=0.001, beta1=0.9, beta2=0.999, eps=1e-8):
+    theta = theta0  # not a copy: the caller's theta0 changes
+    if theta.dtype != float:
+        theta = theta.astype(float)
+    return _in_place(grad, theta, steps, alpha, beta1, beta2, eps)
 
 
 def _returns_tuple(grad, theta0, steps, alpha=0.001, beta1=0.9, beta2=0.999, eps=1e-8):
@@ -147,13 +152,7 @@ def _t_fixed_at_one(grad, theta0, steps, alpha=0.001, beta1=0.9, beta2=0.999, ep
 
 def _integer_theta(grad, theta0, steps, alpha=0.001, beta1=0.9, beta2=0.999, eps=1e-8):
     theta = np.array(theta0)  # an integer theta0 stays integer, and the in-place update raises
-    m, v = np.zeros(theta.shape), np.zeros(theta.shape)
-    for t in range(1, steps + 1):
-        g = grad(theta)
-        m = beta1 * m + (1 - beta1) * g
-        v = beta2 * v + (1 - beta2) * g**2
-        theta -= alpha * (m / (1 - beta1**t)) / (np.sqrt(v / (1 - beta2**t)) + eps)
-    return theta
+    return _in_place(grad, theta, steps, alpha, beta1, beta2, eps)
 
 
 def _sign_flipped(grad, theta0, steps, alpha=0.001, beta1=0.9, beta2=0.999, eps=1e-8):
