@@ -22,7 +22,6 @@ from reading_maths.sandbox.channel import ChildGone, ChildPipes
 from reading_maths.sandbox.child_starter import Starter
 from reading_maths.sandbox.errors import CallTimeout, ProcessDied, StudentError
 from reading_maths.sandbox.inside import wire
-from reading_maths.sandbox.inside.patched_call import Patch
 from reading_maths.sandbox.mutant_calls import function_source
 from reading_maths.sandbox.process import Sandbox, remove_scratch
 from reading_maths.sandbox.proxy import Proxy
@@ -258,18 +257,14 @@ class StudentSession:
             return ("timeout", BUDGET_MESSAGE.format(budget=self.budget))
         return self._interruption
 
-    def call(self, name: str, args: tuple, kwargs: dict, patch: Patch | None = None) -> tuple[Any, dict[int, Any]]:
+    def call(self, name: str, args: tuple, kwargs: dict) -> tuple[Any, dict[int, Any]]:
         """Call the student's ``name`` in the sandbox; trusted callbacks are served meanwhile.
 
-        With a ``patch``, the child defines it over the student's names for this call only (the
-        source is ours, written on the trusted side; it runs in the child like all student code).
         Returns the result and the arguments the call changed, by position, as it left them.
         """
         callbacks: list[Callable] = []
         request = {"op": "call", "name": name, "args": wire.encode(list(args), callbacks),
                    "kwargs": wire.encode(dict(kwargs), callbacks)}
-        if patch is not None:
-            request["patch"] = patch.to_wire()
         message = self._exchange(request, name, callbacks, "return")
         try:
             changed = message.get("changed")
