@@ -20,8 +20,8 @@ from reading_maths.reports import outputs
 from reading_maths.reports.escape import terminal_text
 from reading_maths.reports.tables import print_gathered, print_table
 from reading_maths.sandbox.limits import Limits
+from reading_maths.sandbox.notebook_run import DEFAULT_BUDGET
 from reading_maths.sandbox.process import SandboxUnavailable, choose
-from reading_maths.sandbox.session import DEFAULT_BUDGET
 
 
 def _settings(timeout: float, unsafe: bool, budget: float = DEFAULT_BUDGET, jobs: int = 0) -> Settings:
