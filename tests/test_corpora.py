@@ -15,20 +15,32 @@ from reading_maths.kit import Question, reference
 CORPORA = sorted((ROOT / "tests" / "corpora").glob("*/*.py"))
 
 
+def _entries(kind: str) -> list:
+    return list(_corpus(kind))
 
 
-def _entries(kind: str):
+def _corpus(kind: str):
     for path in CORPORA:
         corpus = runpy.run_path(str(path))
         for name, entry in corpus.get(kind, {}).items():
             yield pytest.param(path.parent.name, path.stem, entry, id=f"{path.parent.name}/{path.stem}/{name}")
 
 
-def _catalogue():
+def _diagnosed(assignment: str, question: str) -> set[str]:
+    """The mistakes a grader names by likeness (an answer computing what a wrong implementation or formula does),
+    as opposed to the ones it recognises exactly (a wrong item, a distractor, a failure of a kind)."""
+    return {m.name for m in Assignment(assignment, ROOT).grader(question).mistakes if m.impl is not None}
+
+
+def _catalogue() -> list:
+    return list(_catalogued())
+
+
+def _catalogued():
     for path in CORPORA:
         grader = Assignment(path.parent.name, ROOT).grader(path.stem)
         if len(grader.names) == 1:
-            for mistake in grader.mistakes:
+            for mistake in (m for m in grader.mistakes if callable(m.impl)):
                 case_id = f"{path.parent.name}/{path.stem}/{mistake.name}"
                 yield pytest.param(path.parent.name, path.stem, mistake, id=case_id)
 
@@ -46,9 +58,21 @@ def test_wrong_answer_loses_points_with_its_message(assignment, question, entry)
     assert result.score < result.max_score
     if expected:
         assert expected in result.mistakes or any(expected in line for line in result.feedback), result.feedback
-    catalogued = {m.name for m in Assignment(assignment, ROOT).grader(question).mistakes}
-    named = set(result.mistakes)
-    assert named <= ({expected} & catalogued), f"names a mistake that was not made: {named}; {result.feedback}"
+    catalogue = {m.name: m.message for m in Assignment(assignment, ROOT).grader(question).mistakes}
+    named = set(result.mistakes) & _diagnosed(assignment, question)
+    made = {m for m in named if m == expected or (expected and expected in catalogue[m])}
+    assert named == made, f"names a mistake that was not made: {named - made}; {result.feedback}"
+
+
+@pytest.mark.parametrize("assignment, question, entry", _entries("WRONG"))
+def test_every_failed_case_is_counted_under_a_catalogued_mistake(assignment, question, entry):
+    """What the report's "most common mistakes" counts: every case a wrong answer fails names a mistake of the
+    grader's catalogue (its own, or the kit's kinds of failure), and the result keeps the catalogue's message."""
+    result = grade_in_process(assignment, question, entry[0])
+    catalogue = {m.name: m.message for m in Assignment(assignment, ROOT).grader(question).mistakes}
+    uncounted = [(c.name, c.mistake, c.message) for c in result.cases if not c.passed and c.mistake not in catalogue]
+    assert not uncounted
+    assert result.to_json()["mistake_messages"] == {m: catalogue[m] for m in result.mistakes}
 
 
 @pytest.mark.parametrize("assignment, question, mistake", _catalogue())
@@ -82,5 +106,5 @@ def test_feedback_never_contradicts_itself(assignment, question, entry):
     result = grade_in_process(assignment, question, entry[0])
     failed = [c.message for c in result.cases if not c.passed]
     broken = {p for p in _explanations(assignment, question) if any(p in m for m in failed)}
-    assert len(result.mistakes) <= 1 and not (result.mistakes and broken) and len(broken) <= 1, \
-        (result.mistakes, broken)
+    named = set(result.mistakes) & _diagnosed(assignment, question)
+    assert len(named) <= 1 and not (named and broken) and len(broken) <= 1, (named, broken)

@@ -153,5 +153,12 @@ def test_the_class_hands_in_build_and_the_report_shows_it(build_class, tmp_path)
     assert {s: float(r["build"]) for s, r in rows.items()} == {s: g[0] for s, g in gradebook.items()}
     data = json.loads(paths["json"].read_text(encoding="utf-8"))
     assert set(data["difficulty"]["build"]) == {"entry_1", "entry_2", "entry_3"}
+    from reading_maths.kit import FAILURES
+    from reading_maths.kit.build import MISTAKES
+
+    catalogue = {m.name: m.message for m in (*MISTAKES, *FAILURES)}
+    counted = [m for m in data["mistakes"] if m["assignment"] == "build"]
+    assert counted, "the weak and broken entries' failures are among the common mistakes"
+    assert all(catalogue[m["mistake"]] == m["message"] for m in counted), counted
     page = paths["html"].read_text(encoding="utf-8")
     assert "entry_1" in page and "build" in page

@@ -31,3 +31,22 @@ def test_a_grader_file_is_executed_once_per_process(tmp_path, monkeypatch):
     assert load_grader(grader) is loaded and loaded.max_score == 2
     assert loaded.run({"f": lambda: 1}).score == 2
     assert runs.read_text() == "x"
+
+
+def test_every_item_of_a_dict_answer_has_exactly_one_case():
+    """An item grader declares its cases by hand: none may be missing, repeated or judge an unknown item."""
+    from reading_maths.kit import Items, reference
+
+    checked = 0
+    for path in GRADERS:
+        grader = load_grader(path)
+        items = [v for v in grader.cases[0].body.test_func.__globals__.values() if isinstance(v, Items)]
+        if not items:
+            continue
+        (judge,) = items
+        judge.judged.clear()
+        result = grader.run(vars(reference(path.parent.name)))
+        assert result.score == result.max_score, result.feedback
+        assert judge.judged == set(judge.spec) and len(grader.cases) == len(judge.spec), path
+        checked += 1
+    assert checked == 7

@@ -3,7 +3,9 @@ OK_FORMAT = False
 name = "matching_code"
 
 
-from reading_maths.kit import item_cases, reference
+from otter.test_files import test_case
+
+from reading_maths.kit import Items, reference
 from reading_maths.kit.answers import parse_letter, read_answers
 
 REF = reference("matching")
@@ -32,5 +34,55 @@ DISTRACTORS = {
 }
 
 
-globals().update(item_cases(name, "match_code", SPEC, parse_letter, KEY, TEACH,
-                             explain=lambda given, _: DISTRACTORS.get(given, ""), one_to_one=True))
+MATCH_CODE = Items("match_code", SPEC, parse_letter, KEY, TEACH,
+                    explain=lambda given, _: DISTRACTORS.get(given, ""), one_to_one=True)
+
+
+@test_case(name="matching_code: 1", points=1, hidden=True)
+def case_1(match_code):
+    MATCH_CODE.judge(match_code, "1")
+
+
+@test_case(name="matching_code: 2", points=1, hidden=True)
+def case_2(match_code):
+    MATCH_CODE.judge(match_code, "2")
+
+
+@test_case(name="matching_code: 3", points=1, hidden=True)
+def case_3(match_code):
+    MATCH_CODE.judge(match_code, "3")
+
+
+@test_case(name="matching_code: 4", points=1, hidden=True)
+def case_4(match_code):
+    MATCH_CODE.judge(match_code, "4")
+
+
+@test_case(name="matching_code: 5", points=1, hidden=True)
+def case_5(match_code):
+    MATCH_CODE.judge(match_code, "5")
+
+
+@test_case(name="matching_code: 6", points=1, hidden=True)
+def case_6(match_code):
+    MATCH_CODE.judge(match_code, "6")
+
+
+@test_case(name="matching_code: 7", points=1, hidden=True)
+def case_7(match_code):
+    MATCH_CODE.judge(match_code, "7")
+
+
+@test_case(name="matching_code: 8", points=1, hidden=True)
+def case_8(match_code):
+    MATCH_CODE.judge(match_code, "8")
+
+
+@test_case(name="matching_code: 9", points=1, hidden=True)
+def case_9(match_code):
+    MATCH_CODE.judge(match_code, "9")
+
+
+@test_case(name="matching_code: 10", points=1, hidden=True)
+def case_10(match_code):
+    MATCH_CODE.judge(match_code, "10")

@@ -3,7 +3,9 @@ OK_FORMAT = False
 name = "matching_symbols"
 
 
-from reading_maths.kit import item_cases, reference
+from otter.test_files import test_case
+
+from reading_maths.kit import Items, reference
 from reading_maths.kit.answers import parse_letter, read_answers
 
 REF = reference("matching")
@@ -30,5 +32,50 @@ DISTRACTORS = {  # options that fit no item, and the misreading each one is
 }
 
 
-globals().update(item_cases(name, "match_symbols", SPEC, parse_letter, KEY, TEACH,
-                             explain=lambda given, _: DISTRACTORS.get(given, ""), one_to_one=True))
+MATCH_SYMBOLS = Items("match_symbols", SPEC, parse_letter, KEY, TEACH,
+                       explain=lambda given, _: DISTRACTORS.get(given, ""), one_to_one=True)
+
+
+@test_case(name="matching_symbols: 1", points=1, hidden=True)
+def case_1(match_symbols):
+    MATCH_SYMBOLS.judge(match_symbols, "1")
+
+
+@test_case(name="matching_symbols: 2", points=1, hidden=True)
+def case_2(match_symbols):
+    MATCH_SYMBOLS.judge(match_symbols, "2")
+
+
+@test_case(name="matching_symbols: 3", points=1, hidden=True)
+def case_3(match_symbols):
+    MATCH_SYMBOLS.judge(match_symbols, "3")
+
+
+@test_case(name="matching_symbols: 4", points=1, hidden=True)
+def case_4(match_symbols):
+    MATCH_SYMBOLS.judge(match_symbols, "4")
+
+
+@test_case(name="matching_symbols: 5", points=1, hidden=True)
+def case_5(match_symbols):
+    MATCH_SYMBOLS.judge(match_symbols, "5")
+
+
+@test_case(name="matching_symbols: 6", points=1, hidden=True)
+def case_6(match_symbols):
+    MATCH_SYMBOLS.judge(match_symbols, "6")
+
+
+@test_case(name="matching_symbols: 7", points=1, hidden=True)
+def case_7(match_symbols):
+    MATCH_SYMBOLS.judge(match_symbols, "7")
+
+
+@test_case(name="matching_symbols: 8", points=1, hidden=True)
+def case_8(match_symbols):
+    MATCH_SYMBOLS.judge(match_symbols, "8")
+
+
+@test_case(name="matching_symbols: 9", points=1, hidden=True)
+def case_9(match_symbols):
+    MATCH_SYMBOLS.judge(match_symbols, "9")

@@ -3,7 +3,9 @@ OK_FORMAT = False
 name = "notation_conventions"
 
 
-from reading_maths.kit import item_cases, reference
+from otter.test_files import test_case
+
+from reading_maths.kit import Items, reference
 from reading_maths.kit.answers import parse_letter, read_answers
 
 REF = reference("notation")
@@ -35,4 +37,69 @@ TEACH = {
 }
 
 
-globals().update(item_cases(name, "conventions", SPEC, parse_letter, KEY, TEACH))
+CONVENTIONS = Items("conventions", SPEC, parse_letter, KEY, TEACH)
+
+
+@test_case(name="notation_conventions: softmax_rows", points=1, hidden=True)
+def case_softmax_rows(conventions):
+    CONVENTIONS.judge(conventions, "softmax_rows")
+
+
+@test_case(name="notation_conventions: log_base", points=1, hidden=True)
+def case_log_base(conventions):
+    CONVENTIONS.judge(conventions, "log_base")
+
+
+@test_case(name="notation_conventions: kl_symmetric", points=1, hidden=True)
+def case_kl_symmetric(conventions):
+    CONVENTIONS.judge(conventions, "kl_symmetric")
+
+
+@test_case(name="notation_conventions: var_qk", points=1, hidden=True)
+def case_var_qk(conventions):
+    CONVENTIONS.judge(conventions, "var_qk")
+
+
+@test_case(name="notation_conventions: std_scores", points=1, hidden=True)
+def case_std_scores(conventions):
+    CONVENTIONS.judge(conventions, "std_scores")
+
+
+@test_case(name="notation_conventions: dropping_subscripts", points=1, hidden=True)
+def case_dropping_subscripts(conventions):
+    CONVENTIONS.judge(conventions, "dropping_subscripts")
+
+
+@test_case(name="notation_conventions: one_letter", points=1, hidden=True)
+def case_one_letter(conventions):
+    CONVENTIONS.judge(conventions, "one_letter")
+
+
+@test_case(name="notation_conventions: loose_indices", points=1, hidden=True)
+def case_loose_indices(conventions):
+    CONVENTIONS.judge(conventions, "loose_indices")
+
+
+@test_case(name="notation_conventions: exp_italic", points=1, hidden=True)
+def case_exp_italic(conventions):
+    CONVENTIONS.judge(conventions, "exp_italic")
+
+
+@test_case(name="notation_conventions: marginal", points=1, hidden=True)
+def case_marginal(conventions):
+    CONVENTIONS.judge(conventions, "marginal")
+
+
+@test_case(name="notation_conventions: bayes", points=1, hidden=True)
+def case_bayes(conventions):
+    CONVENTIONS.judge(conventions, "bayes")
+
+
+@test_case(name="notation_conventions: J", points=1, hidden=True)
+def case_J(conventions):
+    CONVENTIONS.judge(conventions, "J")
+
+
+@test_case(name="notation_conventions: reparam", points=1, hidden=True)
+def case_reparam(conventions):
+    CONVENTIONS.judge(conventions, "reparam")

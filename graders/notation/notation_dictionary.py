@@ -3,7 +3,9 @@ OK_FORMAT = False
 name = "notation_dictionary"
 
 
-from reading_maths.kit import item_cases, reference
+from otter.test_files import test_case
+
+from reading_maths.kit import Items, reference
 from reading_maths.kit.answers import parse_letter, read_answers
 
 REF = reference("notation")
@@ -34,4 +36,69 @@ TEACH = {
 }
 
 
-globals().update(item_cases(name, "dictionary", SPEC, parse_letter, KEY, TEACH, aliases=ALIASES))
+DICTIONARY = Items("dictionary", SPEC, parse_letter, KEY, TEACH, aliases=ALIASES)
+
+
+@test_case(name="notation_dictionary: expectation", points=1, hidden=True)
+def case_expectation(dictionary):
+    DICTIONARY.judge(dictionary, "expectation")
+
+
+@test_case(name="notation_dictionary: argmax", points=1, hidden=True)
+def case_argmax(dictionary):
+    DICTIONARY.judge(dictionary, "argmax")
+
+
+@test_case(name="notation_dictionary: nabla", points=1, hidden=True)
+def case_nabla(dictionary):
+    DICTIONARY.judge(dictionary, "nabla")
+
+
+@test_case(name="notation_dictionary: KL", points=1, hidden=True)
+def case_KL(dictionary):
+    DICTIONARY.judge(dictionary, "KL")
+
+
+@test_case(name="notation_dictionary: sum_prod", points=1, hidden=True)
+def case_sum_prod(dictionary):
+    DICTIONARY.judge(dictionary, "sum_prod")
+
+
+@test_case(name="notation_dictionary: x~p", points=1, hidden=True)
+def case_x_tilde_p(dictionary):
+    DICTIONARY.judge(dictionary, "x~p")
+
+
+@test_case(name="notation_dictionary: norm", points=1, hidden=True)
+def case_norm(dictionary):
+    DICTIONARY.judge(dictionary, "norm")
+
+
+@test_case(name="notation_dictionary: dot", points=1, hidden=True)
+def case_dot(dictionary):
+    DICTIONARY.judge(dictionary, "dot")
+
+
+@test_case(name="notation_dictionary: indicator", points=1, hidden=True)
+def case_indicator(dictionary):
+    DICTIONARY.judge(dictionary, "indicator")
+
+
+@test_case(name="notation_dictionary: theta", points=1, hidden=True)
+def case_theta(dictionary):
+    DICTIONARY.judge(dictionary, "theta")
+
+
+@test_case(name="notation_dictionary: hat", points=1, hidden=True)
+def case_hat(dictionary):
+    DICTIONARY.judge(dictionary, "hat")
+
+
+@test_case(name="notation_dictionary: log", points=1, hidden=True)
+def case_log(dictionary):
+    DICTIONARY.judge(dictionary, "log")
+
+
+@test_case(name="notation_dictionary: odot", points=1, hidden=True)
+def case_odot(dictionary):
+    DICTIONARY.judge(dictionary, "odot")

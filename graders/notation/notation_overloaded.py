@@ -3,7 +3,9 @@ OK_FORMAT = False
 name = "notation_overloaded"
 
 
-from reading_maths.kit import item_cases, reference
+from otter.test_files import test_case
+
+from reading_maths.kit import Items, reference
 from reading_maths.kit.answers import parse_letter, read_answers
 
 REF = reference("notation")
@@ -32,4 +34,69 @@ TEACH = {
 }
 
 
-globals().update(item_cases(name, "overloaded", SPEC, parse_letter, KEY, TEACH))
+OVERLOADED = Items("overloaded", SPEC, parse_letter, KEY, TEACH)
+
+
+@test_case(name="notation_overloaded: sigma_dpo", points=1, hidden=True)
+def case_sigma_dpo(overloaded):
+    OVERLOADED.judge(overloaded, "sigma_dpo")
+
+
+@test_case(name="notation_overloaded: sigma_vae", points=1, hidden=True)
+def case_sigma_vae(overloaded):
+    OVERLOADED.judge(overloaded, "sigma_vae")
+
+
+@test_case(name="notation_overloaded: T_transpose", points=1, hidden=True)
+def case_T_transpose(overloaded):
+    OVERLOADED.judge(overloaded, "T_transpose")
+
+
+@test_case(name="notation_overloaded: T_temperature", points=1, hidden=True)
+def case_T_temperature(overloaded):
+    OVERLOADED.judge(overloaded, "T_temperature")
+
+
+@test_case(name="notation_overloaded: T_steps", points=1, hidden=True)
+def case_T_steps(overloaded):
+    OVERLOADED.judge(overloaded, "T_steps")
+
+
+@test_case(name="notation_overloaded: p_pytorch", points=1, hidden=True)
+def case_p_pytorch(overloaded):
+    OVERLOADED.judge(overloaded, "p_pytorch")
+
+
+@test_case(name="notation_overloaded: p_dropout_paper", points=1, hidden=True)
+def case_p_dropout_paper(overloaded):
+    OVERLOADED.judge(overloaded, "p_dropout_paper")
+
+
+@test_case(name="notation_overloaded: p_theta", points=1, hidden=True)
+def case_p_theta(overloaded):
+    OVERLOADED.judge(overloaded, "p_theta")
+
+
+@test_case(name="notation_overloaded: abs", points=1, hidden=True)
+def case_abs(overloaded):
+    OVERLOADED.judge(overloaded, "abs")
+
+
+@test_case(name="notation_overloaded: set_size", points=1, hidden=True)
+def case_set_size(overloaded):
+    OVERLOADED.judge(overloaded, "set_size")
+
+
+@test_case(name="notation_overloaded: norm_bars", points=1, hidden=True)
+def case_norm_bars(overloaded):
+    OVERLOADED.judge(overloaded, "norm_bars")
+
+
+@test_case(name="notation_overloaded: kl_bars", points=1, hidden=True)
+def case_kl_bars(overloaded):
+    OVERLOADED.judge(overloaded, "kl_bars")
+
+
+@test_case(name="notation_overloaded: hat_m", points=1, hidden=True)
+def case_hat_m(overloaded):
+    OVERLOADED.judge(overloaded, "hat_m")

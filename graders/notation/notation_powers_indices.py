@@ -3,7 +3,9 @@ OK_FORMAT = False
 name = "notation_powers_indices"
 
 
-from reading_maths.kit import item_cases, reference
+from otter.test_files import test_case
+
+from reading_maths.kit import Items, reference
 from reading_maths.kit.answers import parse_word, read_answers
 
 REF = reference("notation")
@@ -31,4 +33,69 @@ TEACH = {
 }
 
 
-globals().update(item_cases(name, "powers", SPEC, parse_word, KEY, TEACH, aliases=ALIASES))
+POWERS = Items("powers", SPEC, parse_word, KEY, TEACH, aliases=ALIASES)
+
+
+@test_case(name="notation_powers_indices: beta1^t", points=1, hidden=True)
+def case_beta1_t(powers):
+    POWERS.judge(powers, "beta1^t")
+
+
+@test_case(name="notation_powers_indices: m_t", points=1, hidden=True)
+def case_m_t(powers):
+    POWERS.judge(powers, "m_t")
+
+
+@test_case(name="notation_powers_indices: g_t^2", points=1, hidden=True)
+def case_g_t_2(powers):
+    POWERS.judge(powers, "g_t^2")
+
+
+@test_case(name="notation_powers_indices: K^T", points=1, hidden=True)
+def case_K_T(powers):
+    POWERS.judge(powers, "K^T")
+
+
+@test_case(name="notation_powers_indices: d_k", points=1, hidden=True)
+def case_d_k(powers):
+    POWERS.judge(powers, "d_k")
+
+
+@test_case(name="notation_powers_indices: x^(i)", points=1, hidden=True)
+def case_x_i(powers):
+    POWERS.judge(powers, "x^(i)")
+
+
+@test_case(name="notation_powers_indices: y^(l)", points=1, hidden=True)
+def case_y_l(powers):
+    POWERS.judge(powers, "y^(l)")
+
+
+@test_case(name="notation_powers_indices: ỹ^l", points=1, hidden=True)
+def case_y_tilde_l(powers):
+    POWERS.judge(powers, "ỹ^l")
+
+
+@test_case(name="notation_powers_indices: beta1^(t-i)", points=1, hidden=True)
+def case_beta1_t_i(powers):
+    POWERS.judge(powers, "beta1^(t-i)")
+
+
+@test_case(name="notation_powers_indices: theta_(t-1)", points=1, hidden=True)
+def case_theta_t_1(powers):
+    POWERS.judge(powers, "theta_(t-1)")
+
+
+@test_case(name="notation_powers_indices: 10^-8", points=1, hidden=True)
+def case_10_8(powers):
+    POWERS.judge(powers, "10^-8")
+
+
+@test_case(name="notation_powers_indices: d_v", points=1, hidden=True)
+def case_d_v(powers):
+    POWERS.judge(powers, "d_v")
+
+
+@test_case(name="notation_powers_indices: sigma^2", points=1, hidden=True)
+def case_sigma_2(powers):
+    POWERS.judge(powers, "sigma^2")

@@ -3,7 +3,9 @@ OK_FORMAT = False
 name = "notation_shapes"
 
 
-from reading_maths.kit import item_cases, reference
+from otter.test_files import test_case
+
+from reading_maths.kit import Items, reference
 from reading_maths.kit.answers import parse_shape, read_answers
 
 REF = reference("notation")
@@ -40,4 +42,64 @@ def _diagnose(given, expected):
     return ""
 
 
-globals().update(item_cases(name, "shapes", SPEC, parse_shape, KEY, TEACH, explain=_diagnose))
+SHAPES = Items("shapes", SPEC, parse_shape, KEY, TEACH, explain=_diagnose)
+
+
+@test_case(name="notation_shapes: Q", points=1, hidden=True)
+def case_Q(shapes):
+    SHAPES.judge(shapes, "Q")
+
+
+@test_case(name="notation_shapes: K", points=1, hidden=True)
+def case_K(shapes):
+    SHAPES.judge(shapes, "K")
+
+
+@test_case(name="notation_shapes: V", points=1, hidden=True)
+def case_V(shapes):
+    SHAPES.judge(shapes, "V")
+
+
+@test_case(name="notation_shapes: K^T", points=1, hidden=True)
+def case_K_T(shapes):
+    SHAPES.judge(shapes, "K^T")
+
+
+@test_case(name="notation_shapes: QK^T", points=1, hidden=True)
+def case_QK_T(shapes):
+    SHAPES.judge(shapes, "QK^T")
+
+
+@test_case(name="notation_shapes: S", points=1, hidden=True)
+def case_S(shapes):
+    SHAPES.judge(shapes, "S")
+
+
+@test_case(name="notation_shapes: W", points=1, hidden=True)
+def case_W(shapes):
+    SHAPES.judge(shapes, "W")
+
+
+@test_case(name="notation_shapes: output", points=1, hidden=True)
+def case_output(shapes):
+    SHAPES.judge(shapes, "output")
+
+
+@test_case(name="notation_shapes: sqrt(d_k)", points=1, hidden=True)
+def case_sqrt_d_k(shapes):
+    SHAPES.judge(shapes, "sqrt(d_k)")
+
+
+@test_case(name="notation_shapes: q.k", points=1, hidden=True)
+def case_q_k(shapes):
+    SHAPES.judge(shapes, "q.k")
+
+
+@test_case(name="notation_shapes: W[0]", points=1, hidden=True)
+def case_W_0(shapes):
+    SHAPES.judge(shapes, "W[0]")
+
+
+@test_case(name="notation_shapes: z", points=1, hidden=True)
+def case_z(shapes):
+    SHAPES.judge(shapes, "z")

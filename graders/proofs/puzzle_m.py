@@ -3,7 +3,7 @@
 The step texts are in the notebook (``puzzle_m_steps``, a read-only cell); what depends on what,
 and why each distractor is wrong, is grader knowledge and lives here.  Scoring: with N = 7 true
 steps and ``edits`` the Proof Blocks edit distance (reading_maths.kit.proofblocks), case k (k = 1..N,
-one point each) passes when ``edits <= N - k`` (``check_ordering``), so the score is
+one point each) passes when ``edits <= N - k`` (``Puzzle.check``), so the score is
 ``max(0, N - edits)`` points, that is ``N * max(0, 1 - edits / N)``.
 """
 
@@ -11,8 +11,10 @@ OK_FORMAT = False
 name = "puzzle_m"
 
 
+from otter.test_files import test_case
+
 from reading_maths.kit import reference
-from reading_maths.kit.proofblocks import Puzzle, ordering_cases
+from reading_maths.kit.proofblocks import Puzzle
 
 REF = reference("proofs")
 
@@ -45,4 +47,36 @@ PUZZLE = Puzzle(
 assert set(PUZZLE.labels) == set(REF.puzzle_m_steps), "the notebook's steps and the grader's DAG disagree"
 
 
-globals().update(ordering_cases(name, PUZZLE))
+@test_case(name="within_6_edits", points=1, hidden=False)
+def within_6_edits(puzzle_m):
+    PUZZLE.check(puzzle_m, "puzzle_m", edits_allowed=6)
+
+
+@test_case(name="within_5_edits", points=1, hidden=False)
+def within_5_edits(puzzle_m):
+    PUZZLE.check(puzzle_m, "puzzle_m", edits_allowed=5)
+
+
+@test_case(name="within_4_edits", points=1, hidden=False)
+def within_4_edits(puzzle_m):
+    PUZZLE.check(puzzle_m, "puzzle_m", edits_allowed=4)
+
+
+@test_case(name="within_3_edits", points=1, hidden=False)
+def within_3_edits(puzzle_m):
+    PUZZLE.check(puzzle_m, "puzzle_m", edits_allowed=3)
+
+
+@test_case(name="within_2_edits", points=1, hidden=False)
+def within_2_edits(puzzle_m):
+    PUZZLE.check(puzzle_m, "puzzle_m", edits_allowed=2)
+
+
+@test_case(name="within_1_edit", points=1, hidden=False)
+def within_1_edit(puzzle_m):
+    PUZZLE.check(puzzle_m, "puzzle_m", edits_allowed=1)
+
+
+@test_case(name="correct_proof", points=1, hidden=False)
+def correct_proof(puzzle_m):
+    PUZZLE.check(puzzle_m, "puzzle_m", edits_allowed=0)

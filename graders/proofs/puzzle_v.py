@@ -6,15 +6,17 @@ each distractor is wrong live here.  The distractors are the mistakes specific t
 the sum instead of the sum of the squares, β₁ instead of β₂, the square of the mean instead of the
 mean of the square, the off-by-one power, 1 - β₂ instead of 1 - β₂^t, and the square root taken
 through the expectation.  Scoring as in puzzle_m: with N = 7 true steps, case k (k = 1..N, one point
-each) passes when ``edits <= N - k`` (``check_ordering``), so the score is ``max(0, N - edits)``.
+each) passes when ``edits <= N - k`` (``Puzzle.check``), so the score is ``max(0, N - edits)``.
 """
 
 OK_FORMAT = False
 name = "puzzle_v"
 
 
+from otter.test_files import test_case
+
 from reading_maths.kit import reference
-from reading_maths.kit.proofblocks import Puzzle, ordering_cases
+from reading_maths.kit.proofblocks import Puzzle
 
 REF = reference("proofs")
 
@@ -53,4 +55,36 @@ PUZZLE = Puzzle(
 assert set(PUZZLE.labels) == set(REF.puzzle_v_steps), "the notebook's steps and the grader's DAG disagree"
 
 
-globals().update(ordering_cases(name, PUZZLE))
+@test_case(name="within_6_edits", points=1, hidden=False)
+def within_6_edits(puzzle_v):
+    PUZZLE.check(puzzle_v, "puzzle_v", edits_allowed=6)
+
+
+@test_case(name="within_5_edits", points=1, hidden=False)
+def within_5_edits(puzzle_v):
+    PUZZLE.check(puzzle_v, "puzzle_v", edits_allowed=5)
+
+
+@test_case(name="within_4_edits", points=1, hidden=False)
+def within_4_edits(puzzle_v):
+    PUZZLE.check(puzzle_v, "puzzle_v", edits_allowed=4)
+
+
+@test_case(name="within_3_edits", points=1, hidden=False)
+def within_3_edits(puzzle_v):
+    PUZZLE.check(puzzle_v, "puzzle_v", edits_allowed=3)
+
+
+@test_case(name="within_2_edits", points=1, hidden=False)
+def within_2_edits(puzzle_v):
+    PUZZLE.check(puzzle_v, "puzzle_v", edits_allowed=2)
+
+
+@test_case(name="within_1_edit", points=1, hidden=False)
+def within_1_edit(puzzle_v):
+    PUZZLE.check(puzzle_v, "puzzle_v", edits_allowed=1)
+
+
+@test_case(name="correct_proof", points=1, hidden=False)
+def correct_proof(puzzle_v):
+    PUZZLE.check(puzzle_v, "puzzle_v", edits_allowed=0)

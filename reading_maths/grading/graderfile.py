@@ -17,7 +17,8 @@ from typing import Any
 from otter.test_files import ExceptionTestFile, test_case
 from otter.test_files.abstract_test import TestCase
 
-from reading_maths.kit import Mistake, Question
+from reading_maths.kit import FAILURES, Items, Mistake, Question
+from reading_maths.kit.proofblocks import Puzzle
 from reading_maths.results import CaseResult, QuestionResult, Status
 
 Interruption = Callable[[], "tuple[Status, str] | None"]
@@ -59,7 +60,8 @@ class GraderFile:
             if stop is None and interrupted is not None:
                 stop = interrupted()
             if stop is not None or result.status == "missing":
-                result.cases.append(CaseResult(case.name, case.points, False, case.hidden))
+                missing = "not-defined" if stop is None else None
+                result.cases.append(CaseResult(case.name, case.points, False, case.hidden, mistake=missing))
                 continue
             result.cases.append(self._run_case(case, env))
         if stop is None and interrupted is not None:
@@ -101,11 +103,14 @@ def _cases(namespace: dict[str, Any], path: Path) -> tuple[str, list[TestCase]]:
 
 @cache
 def load_grader(path: Path) -> GraderFile:
-    """Load ``graders/<assignment>/<question>.py``, executing it once; cached per process."""
+    """Load ``graders/<assignment>/<question>.py``, executing it once; cached per process.
+
+    Its catalogue is every :class:`Mistake` at the file's top level (alone or in a list or tuple), those of its
+    :class:`Question`, :class:`Items` and :class:`Puzzle` objects, and the kit's :data:`FAILURES`."""
     namespace = runpy.run_path(str(path))
     mistakes: dict[str, Mistake] = {}
-    for value in namespace.values():
-        found = value.mistakes if isinstance(value, Question) else value
+    for value in [*namespace.values(), FAILURES]:
+        found = value.mistakes if isinstance(value, (Question, Items, Puzzle)) else value
         for item in found if isinstance(found, (list, tuple)) else [found]:
             if isinstance(item, Mistake):
                 mistakes.setdefault(item.name, item)

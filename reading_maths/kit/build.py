@@ -2,7 +2,8 @@
 
 Each entry ``k`` is three names of the notebook: the dict ``entry_k`` (see
 :mod:`reading_maths.kit.entries`), the function ``implementation_k`` and the test ``test_k``.  Its
-grader file is one line, ``globals().update(entry_cases(k, SEED, worked))``; the cases are
+grader file unpacks ``entry_cases(k, SEED, worked)`` into the cases named in :data:`CASES`; a failing case
+raises :class:`~reading_maths.kit.question.Failed` with an id of :data:`MISTAKES`.  The cases:
 
 - the symbol table covers every symbol of the equation (read with :mod:`reading_maths.kit.latex`);
 - the shapes agree: running the implementation on the example gives each dimension one size;
@@ -27,6 +28,7 @@ from otter.test_files import test_case
 from reading_maths.kit import latex
 from reading_maths.kit.entries import EntryFormatError, read_entry, same_output, shape_problems, tiny_problems
 from reading_maths.kit.equation_value import equation_value
+from reading_maths.kit.mistakes import Failed, Mistake
 from reading_maths.kit.novelty import COURSE_EQUATIONS, course_function, known_piece
 from reading_maths.kit.reference import hidden_rng
 from reading_maths.kit.strength import BUDGET, MIN_JUDGED, judged
@@ -41,6 +43,42 @@ ADVICE = ("A strong test checks the values of the hand-worked example, not only 
           "parameters that are not all ones and zeros.")
 
 
+MISTAKES = (
+    Mistake("entry-not-defined", "The entry's dict is not defined: its cell has not run."),
+    Mistake("entry-format", "The entry's dict does not have the format the check cell under it asks for."),
+    Mistake("not-a-function", "The implementation or the test is not a function."),
+    Mistake("implementation-did-not-finish", "The implementation did not finish on its own example."),
+    Mistake("implementation-ended-process", "The implementation ended the notebook's process."),
+    Mistake("implementation-raised", "The implementation raised an exception on its own example."),
+    Mistake("equation-not-latex", "The equation cannot be read as LaTeX."),
+    Mistake("symbols-missing", "The symbol table has no row for some symbol of the equation."),
+    Mistake("shapes-disagree", "The shapes of the symbol table and the implementation's output do not line up."),
+    Mistake("example-not-reproduced", "The implementation does not reproduce the hand-worked output."),
+    Mistake("equation-unread-example-wrong", "The equation could not be read as a formula, and the implementation "
+            "does not reproduce the hand-worked output."),
+    Mistake("equation-disagrees", "The equation, evaluated on the example, disagrees with the implementation or "
+            "the hand-worked output."),
+    Mistake("example-not-tiny", "The example is too big to work by hand."),
+    Mistake("test-did-not-finish", "The test did not finish within the time limit of one call."),
+    Mistake("test-ended-process", "The test ended the notebook's process."),
+    Mistake("test-fails", "The test fails on the student's own implementation."),
+    Mistake("source-unreadable", "The implementation's source cannot be read, so no mutants could be made."),
+    Mistake("process-stopped", "The test or the implementation stopped the notebook's process during the trials."),
+    Mistake("test-too-slow", "The test is too slow to be run on the mutants."),
+    Mistake("test-judges-how-written", "The test fails on an equivalent rewrite of the implementation: it judges "
+            "how the function is written, not what it computes."),
+    Mistake("too-little-to-mutate", "The implementation has too little computation of its own to mutate."),
+    Mistake("weak-test", "The test misses mutants of the implementation (changed operators, constants, axes)."),
+    Mistake("equation-not-new", "The equation is another entry's, the worked entry's or the course's own."),
+    Mistake("equation-computes-course-function", "The implementation computes one of the course's own equations."),
+)
+"""Every way an entry's case fails, by the id the report counts it under (the feedback says more)."""
+
+
+def _failure(mistake: str, feedback: str) -> Failed:
+    return Failed(feedback, mistake)
+
+
 def _signature(names: list[str]) -> inspect.Signature:
     return inspect.Signature([inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY) for n in names])
 
@@ -53,17 +91,20 @@ class _Entry:
         self.impl, self.test = env.get(f"implementation_{number}"), env.get(f"test_{number}")
         raw = env.get(self.name)
         if raw is None:
-            raise AssertionError(f"`{self.name}` is not defined: run the cell of entry {number}.")
+            raise _failure("entry-not-defined",
+                f"`{self.name}` is not defined: run the cell of entry {number}.")
         try:
             self.entry = read_entry(raw, self.name)
         except EntryFormatError as exc:
-            raise AssertionError(f"{exc} (run the check cell under the entry: it says what the format needs).") \
+            raise _failure("entry-format",
+                f"{exc} (run the check cell under the entry: it says what the format needs).") \
                 from None
 
     def function(self, value: Any, what: str) -> Any:
         if not callable(value):
-            raise AssertionError(f"{self.name}: `{what}` should be a function, but it is "
-                                 f"{'not defined' if value is None else type(value).__name__}.")
+            raise _failure("not-a-function",
+                f"{self.name}: `{what}` should be a function, but it is "
+                f"{'not defined' if value is None else type(value).__name__}.")
         return value
 
     def output(self) -> Any:
@@ -72,13 +113,16 @@ class _Entry:
         try:
             return impl(**self.entry["inputs"])
         except CallTimeout:
-            raise AssertionError(f"{self.name}: your implementation did not finish on your example.") from None
+            raise _failure("implementation-did-not-finish",
+                f"{self.name}: your implementation did not finish on your example.") from None
         except ProcessDied:
-            raise AssertionError(f"{self.name}: your implementation ended the Python process running your "
-                                 "notebook.") from None
+            raise _failure("implementation-ended-process",
+                f"{self.name}: your implementation ended the Python process running your "
+                "notebook.") from None
         except Exception as exc:  # noqa: BLE001 - the student's code raised: report it as feedback
-            raise AssertionError(f"{self.name}: your implementation raised {_error(exc)} on your example's "
-                                 "inputs; it crashes before any check can run.") from None
+            raise _failure("implementation-raised",
+                f"{self.name}: your implementation raised {_error(exc)} on your example's "
+                "inputs; it crashes before any check can run.") from None
 
 
 def _error(exc: Exception) -> str:
@@ -100,10 +144,11 @@ def symbols_covered(e: _Entry) -> None:
     try:
         missing = latex.uncovered(e.entry["equation"], list(e.entry["symbols"]))
     except latex.LatexError as exc:
-        raise AssertionError(f"{e.name}: the equation cannot be read as LaTeX: {exc}.") from None
+        raise _failure("equation-not-latex",
+            f"{e.name}: the equation cannot be read as LaTeX: {exc}.") from None
     if missing:
         shown = ", ".join(f"`{s}`" for s in missing)
-        raise AssertionError(
+        raise _failure("symbols-missing",
             f"{e.name}: the symbol table has no row for {shown}. For every symbol of the equation, write down "
             "its meaning and its shape, the ones computed inside the equation too; indices such as the i of x_i "
             "and operators such as \\log or \\sum are not symbols.")
@@ -112,7 +157,7 @@ def symbols_covered(e: _Entry) -> None:
 def shapes_agree(e: _Entry) -> None:
     problems = shape_problems(e.entry, e.output())
     if problems:
-        raise AssertionError(
+        raise _failure("shapes-disagree",
             f"{e.name}: the shapes do not line up on your example: {'; '.join(problems)}. A shape that does not "
             "line up is proof something is misread: fix the symbol table or the implementation.")
 
@@ -120,7 +165,7 @@ def shapes_agree(e: _Entry) -> None:
 def example_reproduced(e: _Entry) -> None:
     output = e.output()
     if not same_output(output, e.entry["output"]):
-        raise AssertionError(
+        raise _failure("example-not-reproduced",
             f"{e.name}: on your example your implementation gives {_numbers(output)}, but the output you worked "
             f"by hand is {_numbers(e.entry['output'])}. If they agree you have read the equation correctly; if "
             "they do not, one of the two is wrong, and finding out which is the fastest learning available.")
@@ -145,14 +190,16 @@ def equation_agrees(e: _Entry) -> None:
         value, why = None, "read element by element its result's shape is not your implementation's"
     if value is None:
         if not same_output(output, hand):
-            raise AssertionError(f"{e.name}: your equation could not be read as a formula ({why}), so it was not "
-                                 "checked against your code; and your implementation does not reproduce your "
-                                 "hand-worked output (see the case `example_reproduced`).")
+            raise _failure("equation-unread-example-wrong",
+                f"{e.name}: your equation could not be read as a formula ({why}), so it was not "
+                "checked against your code; and your implementation does not reproduce your "
+                "hand-worked output (see the case `example_reproduced`).")
         return
+    assert code is not None  # a value is only kept beside code of its shape
     with np.errstate(invalid="ignore"):
         agrees = bool(np.allclose(code, value, rtol=RTOL, atol=1e-6, equal_nan=True))
     if not agrees or not same_output(value, hand):
-        raise AssertionError(
+        raise _failure("equation-disagrees",
             f"{e.name}: your equation, read as a formula and evaluated on your example's inputs, gives "
             f"{_numbers(value)}; your implementation gives {_numbers(output)} and your hand-worked output is "
             f"{_numbers(hand)}. The {'code' if not agrees else 'hand-worked output'} does not compute what the "
@@ -163,7 +210,7 @@ def equation_agrees(e: _Entry) -> None:
 def example_tiny(e: _Entry) -> None:
     problems = tiny_problems(e.entry)
     if problems:
-        raise AssertionError(
+        raise _failure("example-not-tiny",
             f"{e.name}: the example is not one to work by hand: {'; '.join(problems)}. Plug in the smallest "
             "example that still has structure, with values you can compute in your head.")
 
@@ -173,13 +220,16 @@ def test_passes(e: _Entry) -> None:
     try:
         test()
     except CallTimeout:
-        raise AssertionError(f"{e.name}: your test did not finish within the time limit of one call (stated in the "
-                             "notebook), so it was stopped.") from None
+        raise _failure("test-did-not-finish",
+            f"{e.name}: your test did not finish within the time limit of one call (stated in the "
+            "notebook), so it was stopped.") from None
     except ProcessDied:
-        raise AssertionError(f"{e.name}: your test ended the notebook's process.") from None
+        raise _failure("test-ended-process",
+            f"{e.name}: your test ended the notebook's process.") from None
     except Exception as exc:  # noqa: BLE001 - the test failed: that is the feedback
-        raise AssertionError(f"{e.name}: your test fails on your own implementation ({_error(exc)}). A test "
-                             "must pass on a right implementation before it can catch wrong ones.") from None
+        raise _failure("test-fails",
+            f"{e.name}: your test fails on your own implementation ({_error(exc)}). A test "
+            "must pass on a right implementation before it can catch wrong ones.") from None
 
 
 def test_habits(source: str) -> str | None:
@@ -206,28 +256,34 @@ def strong(e: _Entry, threshold: float, seed: int) -> None:
     try:
         found = judged(impl, test, e.entry, int(hidden_rng(seed, e.name).integers(2**32)))
     except (LookupError, ValueError, StudentError) as exc:
-        raise AssertionError(f"{e.name}: the source of your implementation cannot be read ({exc}); write it as "
-                             "one def in a cell.") from None
+        raise _failure("source-unreadable",
+            f"{e.name}: the source of your implementation cannot be read ({exc}); write it as "
+            "one def in a cell.") from None
     except (CallTimeout, ProcessDied):
-        raise AssertionError(f"{e.name}: your test or your implementation stopped the notebook's process, so your "
-                             "test could not be judged.") from None
+        raise _failure("process-stopped",
+            f"{e.name}: your test or your implementation stopped the notebook's process, so your "
+            "test could not be judged.") from None
     if found.test_failed:
-        raise AssertionError(f"{e.name}: your test fails on your own implementation, so it cannot judge altered "
-                             "copies of it: make it pass first.")
+        raise _failure("test-fails",
+            f"{e.name}: your test fails on your own implementation, so it cannot judge altered "
+            "copies of it: make it pass first.")
     if found.decoy_timed_out:
-        raise AssertionError(f"{e.name}: your test was stopped after {found.decoy_timed_out:g} s, the time limit of "
-                             "one run of it, on a copy of your implementation that computes the same thing, so it "
-                             "could not be judged: make it faster (smaller inputs, fewer repetitions).")
+        raise _failure("test-too-slow",
+            f"{e.name}: your test was stopped after {found.decoy_timed_out:g} s, the time limit of "
+            "one run of it, on a copy of your implementation that computes the same thing, so it "
+            "could not be judged: make it faster (smaller inputs, fewer repetitions).")
     if found.decoy_failed:
-        raise AssertionError(f"{e.name}: your test fails on a copy of your implementation that computes exactly the "
-                             f"same thing, written differently ({found.decoy_failed}), so it judges how the function "
-                             "is written (its source, its bytecode, its identity), not what it computes: it earns no "
-                             "strength points. Test the outputs.")
+        raise _failure("test-judges-how-written",
+            f"{e.name}: your test fails on a copy of your implementation that computes exactly the "
+            f"same thing, written differently ({found.decoy_failed}), so it judges how the function "
+            "is written (its source, its bytecode, its identity), not what it computes: it earns no "
+            "strength points. Test the outputs.")
     if found.counted < MIN_JUDGED:
-        raise AssertionError(f"{e.name}: too little to mutate: write the computation out. Only {found.counted} of "
-                             f"the {found.mutants} mutants of your implementation compute something different, so "
-                             "your test cannot be judged; write the equation's computation in the function itself, "
-                             "not in another function it calls, and without code that does nothing.")
+        raise _failure("too-little-to-mutate",
+            f"{e.name}: too little to mutate: write the computation out. Only {found.counted} of "
+            f"the {found.mutants} mutants of your implementation compute something different, so "
+            "your test cannot be judged; write the equation's computation in the function itself, "
+            "not in another function it calls, and without code that does nothing.")
     if found.share >= threshold:
         return
     steps = ", ".join(f"{t:.0%}" for t in THRESHOLDS[:-1]) + f" and {THRESHOLDS[-1]:.0%}"
@@ -242,7 +298,8 @@ def strong(e: _Entry, threshold: float, seed: int) -> None:
         lines.append(f"{found.not_tried} mutants were not tried: the trials of one entry may take {BUDGET:g} s in "
                      "all, and your test is too slow to try them all.")
     lines.append(ADVICE)
-    raise AssertionError(" ".join(lines))
+    raise _failure("weak-test",
+        " ".join(lines))
 
 
 def _source(test: Any) -> str:
@@ -263,43 +320,53 @@ def equation_new(e: _Entry, others: dict[str, Any], worked: dict[str, str], seed
         same = [what for what, other in known.items() if latex.same_equation(equation, other)]
         same += [what for what, other in course.items() if known_piece(equation, other)]
     except latex.LatexError as exc:
-        raise AssertionError(f"{e.name}: the equation cannot be read as LaTeX: {exc}.") from None
+        raise _failure("equation-not-latex",
+            f"{e.name}: the equation cannot be read as LaTeX: {exc}.") from None
     if same:
-        raise AssertionError(f"{e.name}: the equation is the same as {same[0]}'s, or a piece of it, up to the names "
-                             "of its symbols. Pick three different equations from papers you care about, none of "
-                             "them the worked entry or one the course works.")
+        raise _failure("equation-not-new",
+            f"{e.name}: the equation is the same as {same[0]}'s, or a piece of it, up to the names "
+            "of its symbols. Pick three different equations from papers you care about, none of "
+            "them the worked entry or one the course works.")
     if callable(e.impl):
         computed = course_function(e.impl, e.entry, hidden_rng(seed, e.name + "/new"))
         if computed:
-            raise AssertionError(f"{e.name}: your implementation computes the course's {computed} (on your example "
-                                 "and on random inputs of the shapes you declared), so the equation is not new. "
-                                 "Pick an equation the course does not work.")
+            raise _failure("equation-computes-course-function",
+                f"{e.name}: your implementation computes the course's {computed} (on your example "
+                "and on random inputs of the shapes you declared), so the equation is not new. "
+                "Pick an equation the course does not work.")
 
 
-def entry_cases(number: int, seed: int, worked: dict[str, str]) -> dict[str, Callable[..., None]]:
-    """The Otter cases of entry ``number`` (11 points); ``worked`` names the worked entry's equation."""
+def entry_cases(number: int, seed: int, worked: dict[str, str]) -> tuple[Any, ...]:
+    """The 11 Otter cases of entry ``number``, in the order of :data:`CASES` (one point each, the strength
+    thresholds hidden); ``worked`` names the worked entry's equation."""
     names = [f"entry_{number}", f"implementation_{number}", f"test_{number}"]
     others = [f"entry_{k}" for k in ENTRIES if k != number]
-    checks: list[tuple[str, int, bool, list[str], Callable[..., None]]] = [
-        ("symbol_table_covers_the_equation", 1, False, names[:1], symbols_covered),
-        ("shapes_line_up", 1, False, names[:2], shapes_agree),
-        ("example_reproduced", 1, False, names[:2], example_reproduced),
-        ("equation_agrees_with_implementation", 1, False, names[:2], equation_agrees),
-        ("example_is_tiny", 1, False, names[:1], example_tiny),
-        ("test_passes", 1, False, names, test_passes),
-        ("equation_is_new", 1, False, names[:2] + others,
+    checks: list[tuple[str, bool, list[str], Callable[..., None]]] = [
+        ("symbol_table_covers_the_equation", False, names[:1], symbols_covered),
+        ("shapes_line_up", False, names[:2], shapes_agree),
+        ("example_reproduced", False, names[:2], example_reproduced),
+        ("equation_agrees_with_implementation", False, names[:2], equation_agrees),
+        ("example_is_tiny", False, names[:1], example_tiny),
+        ("test_passes", False, names, test_passes),
+        ("equation_is_new", False, names[:2] + others,
          lambda e, **env: equation_new(e, {n: env.get(n) for n in others}, worked, seed)),
     ]
-    checks += [(f"test_kills_{round(100 * t)}_percent_of_mutants", 1, True, names,
+    checks += [(f"test_kills_{round(100 * t)}_percent_of_mutants", True, names,
                 lambda e, t=t, **env: strong(e, t, seed)) for t in THRESHOLDS]
-    cases = {}
-    for case_name, points, hidden, params, body in checks:
+    assert [c[0] for c in checks] == list(CASES)
+    cases = []
+    for case_name, hidden, params, body in checks:
         def case(_body=body, **env: Any) -> None:
             entry = _Entry(number, env)
             _body(entry, **{k: v for k, v in env.items() if k in others})
 
-        case.__signature__ = _signature(params)
+        case.__signature__ = _signature(params)  # type: ignore[attr-defined]
         message = AGREES if body is equation_agrees else None
-        cases[f"case_{case_name}"] = test_case(name=case_name, points=points, hidden=hidden,
-                                               success_message=message)(case)
-    return cases
+        cases.append(test_case(name=case_name, points=1, hidden=hidden, success_message=message)(case))
+    return tuple(cases)
+
+
+CASES = ("symbol_table_covers_the_equation", "shapes_line_up", "example_reproduced",
+         "equation_agrees_with_implementation", "example_is_tiny", "test_passes", "equation_is_new",
+         *(f"test_kills_{round(100 * t)}_percent_of_mutants" for t in THRESHOLDS))
+"""The names of an entry's cases, as its grader file unpacks them."""

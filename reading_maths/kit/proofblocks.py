@@ -22,9 +22,10 @@ exact and instant for puzzles of up to about 16 true steps.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+
+from reading_maths.kit.mistakes import Failed, Mistake
 
 Needs = Mapping[str, Sequence[str]]
 """The dependency graph: each true step's label mapped to the labels of the steps it uses."""
@@ -70,6 +71,32 @@ class Puzzle:
     @property
     def labels(self) -> list[str]:
         return sorted([*self.needs, *self.distractors])
+
+    @property
+    def mistakes(self) -> tuple[Mistake, ...]:
+        """The catalogue the report counts by: each distractor used, each true step placed before a step it
+        uses or left out, a step used twice, an answer that is not a list of labels."""
+        return (Mistake("not-a-list", "The answer is not a list of the step labels."),
+                Mistake("step-twice", "A step appears twice; each step of the proof is used once."),
+                *(Mistake(f"distractor-{label}", f"Step {label} does not belong in the proof: {hint}")
+                  for label, hint in self.distractors.items()),
+                *(Mistake(f"{label}-too-early", f"Step {label} comes before a step it uses.") for label in self.needs),
+                *(Mistake(f"{label}-missing", f"No step establishes {fact}.") for label, fact in self.facts.items()))
+
+    def check(self, value: object, name: str, edits_allowed: int) -> None:
+        """One partial-credit case: pass when the answer ``value`` (the student's variable ``name``) is within
+        ``edits_allowed`` line edits of a correct proof; else raise :class:`Failed` naming the first line that
+        does not follow.  N cases allowing N - 1, ..., 0 edits give ``max(0, N - edits)`` points."""
+        shown = f"`{name}`"
+        if value is None:
+            raise Failed(f"{shown} is not defined: set it to a list of step labels.", "not-defined")
+        try:
+            order = read_submission(value, self, shown)
+        except SubmissionError as exc:
+            raise Failed(str(exc), "not-a-list") from None
+        result = grade(order, self)
+        if result.edits > edits_allowed:
+            raise Failed(result.feedback(), result.mistake)
 
 
 def ancestors(needs: Needs) -> dict[str, frozenset[str]]:
@@ -176,22 +203,26 @@ def read_submission(value: object, puzzle: Puzzle, name: str = "your answer") ->
 
 def first_problem(order: Sequence[str], puzzle: Puzzle) -> str | None:
     """Feedback on the first line that does not follow, or on what is missing; None if correct."""
+    found = _first_mistake(order, puzzle)
+    return found[1] if found else None
+
+
+def _first_mistake(order: Sequence[str], puzzle: Puzzle) -> tuple[str, str] | None:
+    """``(mistake id, feedback)`` of the first line that does not follow, or of what is missing."""
     seen: set[str] = set()
     for label in order:
         if label in puzzle.distractors:
-            return f"Step {label} does not belong in the proof: {puzzle.distractors[label]}"
+            return f"distractor-{label}", f"Step {label} does not belong in the proof: {puzzle.distractors[label]}"
         if label in seen:
-            return f"Step {label} appears twice; each step of the proof is used once."
+            return "step-twice", f"Step {label} appears twice; each step of the proof is used once."
         missing = [d for d in puzzle.needs[label] if d not in seen]
         if missing:
-            return (
-                f"Step {label} does not follow from the steps before it: it uses "
-                f"{puzzle.facts[missing[0]]}, but no step before it establishes that."
-            )
+            return f"{label}-too-early", (f"Step {label} does not follow from the steps before it: it uses "
+                                          f"{puzzle.facts[missing[0]]}, but no step before it establishes that.")
         seen.add(label)
     absent = [label for label in next(topological_orders(puzzle.needs)) if label not in seen]
     if absent:
-        return f"The proof is incomplete: no step establishes {puzzle.facts[absent[0]]}."
+        return f"{absent[0]}-missing", f"The proof is incomplete: no step establishes {puzzle.facts[absent[0]]}."
     return None
 
 
@@ -207,6 +238,8 @@ class Grading:
     """the number of true steps"""
     problem: str | None
     """feedback on the first line that does not follow (None when the proof is correct)"""
+    mistake: str | None = None
+    """the id of that problem in :attr:`Puzzle.mistakes`"""
 
     @property
     def fraction(self) -> float:
@@ -227,55 +260,5 @@ def grade(order: Sequence[str], puzzle: Puzzle) -> Grading:
     """Grade an ordering of known labels (see :func:`read_submission`)."""
     kept = longest_consistent_subsequence(order, puzzle.needs)
     edits = (len(order) - len(kept)) + (len(puzzle.needs) - len(kept))
-    return Grading(edits, tuple(kept), len(puzzle.needs), first_problem(order, puzzle))
-
-
-def ordering_cases(question: str, puzzle: Puzzle) -> dict[str, object]:
-    """The N one-point Otter cases of a puzzle with N true steps (see :func:`check_ordering`).
-
-    Use in a grader file as ``globals().update(ordering_cases(name, PUZZLE))``; the student's
-    answer is the variable named like the question.
-    """
-    from otter.test_files import test_case
-
-    from reading_maths.kit import receiving
-
-    steps = len(puzzle.needs)
-    cases = {}
-    for needed in range(1, steps + 1):
-        edits = steps - needed
-        label = "correct_proof" if edits == 0 else f"within_{edits}_edit{'s' if edits > 1 else ''}"
-        body = functools.partial(check_ordering, puzzle=puzzle, name=question, points_needed=needed)
-        cases[label] = test_case(name=label, points=1, hidden=False)(receiving(question, body))
-    return cases
-
-
-def check_ordering(value: object, puzzle: Puzzle, name: str, points_needed: int) -> None:
-    """One partial-credit case of an ordering puzzle, as a grader file's test case runs it.
-
-    A puzzle with N true steps is graded by N one-point cases; case k passes when the submission is
-    within ``N - k`` edits of a correct proof, so the score is ``max(0, N - edits)`` points.  Raises
-    ``AssertionError`` with the feedback (the first step that does not follow, and the edit count)
-    when the case fails.
-
-    Parameters
-    ----------
-    value:
-        the student's answer (should be a list of step labels).
-    puzzle:
-        the puzzle's dependency graph and distractors.
-    name:
-        the student's variable name, for messages (e.g. ``"puzzle_m"``).
-    points_needed:
-        k: this case passes when ``edits <= N - k``.
-    """
-    shown = f"`{name}`"
-    if value is None:
-        raise AssertionError(f"{shown} is not defined: set it to a list of step labels.")
-    try:
-        order = read_submission(value, puzzle, shown)
-    except SubmissionError as exc:
-        raise AssertionError(str(exc)) from None
-    result = grade(order, puzzle)
-    if result.edits > len(puzzle.needs) - points_needed:
-        raise AssertionError(result.feedback())
+    mistake, problem = _first_mistake(order, puzzle) or (None, None)
+    return Grading(edits, tuple(kept), len(puzzle.needs), problem, mistake)

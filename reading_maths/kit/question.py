@@ -12,27 +12,19 @@ import builtins
 import copy
 import numbers
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from reading_maths.kit.diagnosis import best_mistake
 from reading_maths.kit.memo import Memo, fingerprint
+from reading_maths.kit.mistakes import Failed, Mistake
 from reading_maths.kit.properties import Property, first_broken
 from reading_maths.sandbox.errors import CallTimeout, ProcessDied, StudentError
 from reading_maths.sandbox.inside.wire import COMPLEX, Unencodable
 
 RTOL = 1e-6
 ATOL = 1e-9
-
-
-class Failed(AssertionError):
-    """A failed check: its text is the student's feedback, ``mistake`` the catalogued mistake it names."""
-
-    def __init__(self, feedback: str, mistake: str | None = None):
-        super().__init__(feedback)
-        self.mistake = mistake
 
 
 class NotNumeric(AssertionError):
@@ -87,18 +79,6 @@ def same_values(actual: np.ndarray, expected: np.ndarray, rtol: float = RTOL, at
         close = (np.abs(actual - expected) <= atol + rtol * np.abs(expected)) & np.isfinite(expected)
     same_inf = np.isinf(expected) & (actual == expected)
     return bool(np.all(close | both_nan | same_inf))
-
-
-@dataclass(frozen=True)
-class Mistake:
-    """A realistic wrong implementation and what to tell the student who wrote it."""
-
-    name: str
-    """short id, e.g. ``"no-max-shift"``; used in reports that count diagnosed mistakes"""
-    message: str
-    """what is wrong and how to fix it, in the course's words"""
-    impl: Callable[..., Any]
-    """the wrong implementation, with the student API's signature"""
 
 
 def _exception_name(name: str, cls: type | None = None) -> str:
@@ -178,63 +158,60 @@ class Question:
         given = _copy_args(args)
         original = _copy_args(args)
         actual_raw = self._call_student(student, given, kwargs, where, public)
-        try:
-            actual = self._normalise(actual_raw)
-        except NotNumeric as exc:
-            raise AssertionError(f"{where}: {exc}.") from None
-        problem = self._compare(actual, expected)
-        if problem is None:
-            problem = self._mutation(given, original)
+        actual = self._numbers(actual_raw, where)
+        kind, problem = self._compare(actual, expected) or self._mutation(given, original) or (None, None)
         if problem is None:
             return
         mistake = broken = None
-        if not problem.startswith("it changed"):
+        if kind != "changed-input":
             with np.errstate(all="ignore"):
                 mistake = self._diagnose(student, actual, args, kwargs)
-                if mistake is None and self.properties and problem.endswith("has the wrong values"):
+                if mistake is None and self.properties and kind == "wrong-values":
                     broken = first_broken(self.properties, self._caller(student))
         explanation = mistake.message if mistake else broken.message if broken else None
         raise Failed(self._feedback(where, problem, explanation, args, kwargs, expected, public),
-                     mistake.name if mistake else None)
+                     mistake.name if mistake else kind)
 
     def check_property(self, ok: bool, *, label: str, message: str) -> None:
         """Fail with ``message`` unless ``ok`` (for property cases: ranges, sums, convergence)."""
         if not ok:
-            raise AssertionError(f"{_describe_call(self.name, label)}: {message}")
+            raise Failed(f"{_describe_call(self.name, label)}: {message}", "broken-property")
 
     def call(self, student: Any, *args: Any, label: str, public: bool = False, **kwargs: Any) -> list[np.ndarray]:
         """Call the student function and return its outputs as plain arrays (for property cases)."""
         where = _describe_call(self.name, label)
         self._require_callable(student)
-        raw = self._call_student(student, _copy_args(args), kwargs, where, public)
-        try:
-            return self._normalise(raw)
-        except NotNumeric as exc:
-            raise AssertionError(f"{where}: {exc}.") from None
+        return self._numbers(self._call_student(student, _copy_args(args), kwargs, where, public), where)
 
     # -- steps ---------------------------------------------------------------------------------
     def _require_callable(self, student: Any) -> None:
         if student is None:
-            raise AssertionError(
-                f"`{self.name}` is not defined. Run the cell that defines it, and keep the name "
-                f"`{self.name}` exactly as the notebook gives it."
-            )
+            raise Failed(f"`{self.name}` is not defined. Run the cell that defines it, and keep the name "
+                         f"`{self.name}` exactly as the notebook gives it.", "not-defined")
         if not callable(student):
-            raise AssertionError(f"`{self.name}` should be a function, but it is a {type(student).__name__}.")
+            raise Failed(f"`{self.name}` should be a function, but it is a {type(student).__name__}.",
+                         "not-a-function")
 
     def _call_student(self, student: Any, args: Any, kwargs: dict, where: str, public: bool) -> Any:
         try:
             return student(*args, **_copy_args(kwargs))
         except CallTimeout:
-            raise AssertionError(f"{where}: it did not finish within the time limit (an endless loop?).") from None
+            raise Failed(f"{where}: it did not finish within the time limit (an endless loop?).",
+                         "did-not-finish") from None
         except ProcessDied:
-            raise AssertionError(f"{where}: it ended the Python process running your notebook.") from None
+            raise Failed(f"{where}: it ended the Python process running your notebook.", "ended-process") from None
         except StudentError as exc:
             name, message = _exception_name(exc.type_name), exc.message
         except Exception as exc:  # noqa: BLE001 - the student's own exception, reported as feedback
             name, message = _exception_name(type(exc).__name__, type(exc)), str(exc)
         detail = f"{name}: {message}" if public and message else name
-        raise AssertionError(f"{where}: your code raised {detail}.") from None
+        raise Failed(f"{where}: your code raised {detail}.", "raised") from None
+
+    def _numbers(self, value: Any, where: str) -> list[np.ndarray]:
+        try:
+            return self._normalise(value)
+        except NotNumeric as exc:
+            raise Failed(f"{where}: {exc}.", "not-numeric") from None
 
     def _normalise(self, value: Any) -> list[np.ndarray]:
         if self.outputs:
@@ -244,23 +221,25 @@ class Question:
     def _output_name(self, index: int) -> str:
         return self.outputs[index] if self.outputs else "the result"
 
-    def _compare(self, actual: list[np.ndarray], expected: list[np.ndarray]) -> str | None:
+    def _compare(self, actual: list[np.ndarray], expected: list[np.ndarray]) -> tuple[str, str] | None:
+        """``(failure id, problem)`` of the first output that differs from the reference's, or None."""
         for i, (a, e) in enumerate(zip(actual, expected, strict=True)):
             what = self._output_name(i)
             if a.shape != e.shape:
-                return f"{what} has shape {a.shape}, but should have shape {e.shape}"
+                return "wrong-shape", f"{what} has shape {a.shape}, but should have shape {e.shape}"
             if a.size and not np.all(np.isfinite(a) | ~np.isfinite(e)):
-                return f"{what} contains inf or nan where the answer is an ordinary number"
+                return "not-finite", f"{what} contains inf or nan where the answer is an ordinary number"
             if not same_values(a, e, self.rtol, self.atol):
-                return f"{what} has the wrong values"
+                return "wrong-values", f"{what} has the wrong values"
         return None
 
-    def _mutation(self, given: Any, original: Any) -> str | None:
+    def _mutation(self, given: Any, original: Any) -> tuple[str, str] | None:
         for g, o in zip(given, original, strict=True):
             if isinstance(o, np.ndarray) and not (
                 isinstance(g, np.ndarray) and g.shape == o.shape and np.array_equal(g, o, equal_nan=True)
             ):
-                return "it changed its input array in place; work on a copy and leave the inputs as they were"
+                return "changed-input", ("it changed its input array in place; work on a copy and leave the inputs "
+                                         "as they were")
         return None
 
     def _outputs_of(self, impl: Callable[..., Any] | None, args: tuple, kwargs: dict,
