@@ -20,7 +20,7 @@ from __future__ import annotations
 import ast
 import inspect
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from otter.test_files import test_case
@@ -195,9 +195,8 @@ def equation_agrees(e: _Entry) -> None:
                 "checked against your code; and your implementation does not reproduce your "
                 "hand-worked output (see the case `example_reproduced`).")
         return
-    assert code is not None  # a value is only kept beside code of its shape
-    with np.errstate(invalid="ignore"):
-        agrees = bool(np.allclose(code, value, rtol=RTOL, atol=1e-6, equal_nan=True))
+    with np.errstate(invalid="ignore"):  # (a value is only kept beside code of its shape)
+        agrees = bool(np.allclose(cast(np.ndarray, code), value, rtol=RTOL, atol=1e-6, equal_nan=True))
     if not agrees or not same_output(value, hand):
         raise _failure("equation-disagrees",
             f"{e.name}: your equation, read as a formula and evaluated on your example's inputs, gives "

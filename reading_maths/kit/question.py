@@ -150,7 +150,7 @@ class Question:
 
         ``label`` names the case in feedback ("the text's example z = (3, 1, 0)", "a hidden
         batch of rows of very different scale").  Only ``public`` cases may show the inputs and
-        the expected values; hidden ones never do.  Raises ``AssertionError`` with the feedback.
+        the expected values; hidden ones never do.  Raises :class:`Failed` with the feedback and the mistake.
         """
         where = _describe_call(self.name, label)
         self._require_callable(student)
