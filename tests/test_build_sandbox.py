@@ -1,10 +1,10 @@
 """Mutation testing where student code runs: the sandboxed child, and stock nbgrader's kernel.
 
-The mutants are written on the trusted side and run in the student's child through two protocol
-requests: ``locate`` (where a function's ``def`` is; its text is then read from the trusted side's
-own copy of the cells) and a ``call`` carrying a ``patch``.  These tests drive both through a real
-sandbox, check that a hostile notebook cannot use them to raise its grade, and that the sandboxed
-engine, the in-process driver and the kernel driver give every build notebook the same marks.
+The mutants are written on the trusted side from the ``def`` the ``locate`` request points at (its text
+is read from the trusted side's own copy of the cells) and each runs in a fresh trial
+(:mod:`reading_maths.sandbox.rerun`).  These tests drive ``locate`` through a real sandbox, check that
+a hostile notebook cannot use it or its trials to raise its grade, and that the sandboxed engine, the
+in-process driver and the kernel driver give every build notebook the same marks.
 """
 
 import linecache
@@ -20,8 +20,7 @@ from conftest import ROOT
 from reading_maths.course import Assignment
 from reading_maths.grading.engine import Settings, grade
 from reading_maths.notebook import SOLUTION_MARKERS, grade_id, is_test_cell
-from reading_maths.sandbox.errors import CallTimeout, StudentError
-from reading_maths.sandbox.mutant_calls import definition, run_patched
+from reading_maths.sandbox.mutant_calls import definition
 from test_sandbox import SANDBOX, session
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.kernel]
@@ -52,39 +51,6 @@ def test_locate_gives_the_def_as_the_notebook_holds_it():
         env = s.env()
         assert definition(env["implementation_1"]) == "def twice(x):\n    # doubles\n    return 2 * x\n"
         assert definition(env["test_1"]) == TEST
-
-
-def test_a_patch_is_in_effect_for_one_call_only():
-    with session(IMPLEMENTATION, TEST, names=("implementation_1", "test_1")) as s:
-        env = s.env()
-        impl, test = env["implementation_1"], env["test_1"]
-        mutant = "def twice(x):\n    return 3 * x\n"
-        assert run_patched(impl, impl, mutant, "twice", 5) == 15
-        with pytest.raises(StudentError, match="AssertionError"):
-            run_patched(test, impl, mutant, "twice")  # the test calls `twice`: the mutant stands in for it
-        assert impl(5) == 10 and test() is None       # and afterwards the notebook's own function is back
-        assert run_patched(test, impl, "def twice(x):\n    return x + x\n", "twice") is None
-
-
-def test_a_mutant_that_never_ends_is_stopped_and_the_child_answers_on():
-    with session(IMPLEMENTATION, TEST, names=("implementation_1", "test_1"), timeout=20) as s:
-        env = s.env()
-        impl, test = env["implementation_1"], env["test_1"]
-        with pytest.raises(StudentError) as stopped:
-            run_patched(test, impl, "def twice(x):\n    while True:\n        x += 1\n", "twice")
-        assert stopped.value.type_name == "TrialTimeout"
-        assert impl(4) == 8 and s.interruption() is None
-
-
-def test_every_patched_call_keeps_the_sessions_hard_limit():
-    ignores_the_soft_limit = "import signal\nsignal.signal = lambda *a: None\nsignal.setitimer = lambda *a: None\n"
-    with session(ignores_the_soft_limit, IMPLEMENTATION, TEST, names=("implementation_1", "test_1"),
-                 timeout=2) as s:
-        env = s.env()
-        impl, test = env["implementation_1"], env["test_1"]
-        with pytest.raises(CallTimeout):
-            run_patched(test, impl, "def twice(x):\n    while True:\n        pass\n", "twice")
-        assert s.interruption()[0] == "timeout"
 
 
 def test_a_child_that_lies_about_its_source_gets_only_the_notebooks_text():

@@ -29,7 +29,7 @@ from hostile.ordinary import as_user, ordinary_user
 
 from conftest import ROOT
 from reading_maths.sandbox.inside import wire
-from reading_maths.sandbox.session import MAX_RESTARTS
+from reading_maths.sandbox.notebook_run import MAX_RESTARTS
 from test_hostile import (
     SCRATCH_PREFIX,
     TIMEOUT,

@@ -20,8 +20,9 @@ from reading_maths.grading.causes import Notebook, explain
 from reading_maths.notebook import NotANotebook, grade_id, is_test_cell, nbgrader_meta, read_notebook
 from reading_maths.results import GradeResult
 from reading_maths.sandbox.child_starter import starter
+from reading_maths.sandbox.notebook_run import DEFAULT_BUDGET
 from reading_maths.sandbox.process import Sandbox
-from reading_maths.sandbox.session import DEFAULT_BUDGET, Cell, StudentSession
+from reading_maths.sandbox.session import Cell, StudentSession
 
 
 class NotGradable(ValueError):

@@ -16,12 +16,10 @@ in the grader files and the source notebooks, which only the instructor's side r
 """
 
 from reading_maths.kit.cases import Items
+from reading_maths.kit.mistakes import FAILURES, Failed, Mistake
 from reading_maths.kit.question import (
     ATOL,
-    FAILURES,
     RTOL,
-    Failed,
-    Mistake,
     NotNumeric,
     Question,
     as_plain_array,

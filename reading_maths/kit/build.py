@@ -20,7 +20,7 @@ from __future__ import annotations
 import ast
 import inspect
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from otter.test_files import test_case
@@ -28,8 +28,8 @@ from otter.test_files import test_case
 from reading_maths.kit import latex
 from reading_maths.kit.entries import EntryFormatError, read_entry, same_output, shape_problems, tiny_problems
 from reading_maths.kit.equation_value import equation_value
+from reading_maths.kit.mistakes import Failed, Mistake
 from reading_maths.kit.novelty import COURSE_EQUATIONS, course_function, known_piece
-from reading_maths.kit.question import Failed, Mistake
 from reading_maths.kit.reference import hidden_rng
 from reading_maths.kit.strength import BUDGET, MIN_JUDGED, judged
 from reading_maths.sandbox.errors import CallTimeout, ProcessDied, StudentError
@@ -195,8 +195,8 @@ def equation_agrees(e: _Entry) -> None:
                 "checked against your code; and your implementation does not reproduce your "
                 "hand-worked output (see the case `example_reproduced`).")
         return
-    with np.errstate(invalid="ignore"):
-        agrees = bool(np.allclose(code, value, rtol=RTOL, atol=1e-6, equal_nan=True))
+    with np.errstate(invalid="ignore"):  # (a value is only kept beside code of its shape)
+        agrees = bool(np.allclose(cast(np.ndarray, code), value, rtol=RTOL, atol=1e-6, equal_nan=True))
     if not agrees or not same_output(value, hand):
         raise _failure("equation-disagrees",
             f"{e.name}: your equation, read as a formula and evaluated on your example's inputs, gives "
@@ -359,7 +359,7 @@ def entry_cases(number: int, seed: int, worked: dict[str, str]) -> tuple[Any, ..
             entry = _Entry(number, env)
             _body(entry, **{k: v for k, v in env.items() if k in others})
 
-        case.__signature__ = _signature(params)
+        case.__signature__ = _signature(params)  # type: ignore[attr-defined]
         message = AGREES if body is equation_agrees else None
         cases.append(test_case(name=case_name, points=1, hidden=hidden, success_message=message)(case))
     return tuple(cases)

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 from reading_maths.kit.answers import read_answers
-from reading_maths.kit.question import Failed, Mistake
+from reading_maths.kit.mistakes import Failed, Mistake
 
 
 class Items:

@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from reading_maths.kit.question import Failed, Mistake
+from reading_maths.kit.mistakes import Failed, Mistake
 
 Needs = Mapping[str, Sequence[str]]
 """The dependency graph: each true step's label mapped to the labels of the steps it uses."""

@@ -12,27 +12,19 @@ import builtins
 import copy
 import numbers
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from reading_maths.kit.diagnosis import best_mistake
 from reading_maths.kit.memo import Memo, fingerprint
+from reading_maths.kit.mistakes import Failed, Mistake
 from reading_maths.kit.properties import Property, first_broken
 from reading_maths.sandbox.errors import CallTimeout, ProcessDied, StudentError
 from reading_maths.sandbox.inside.wire import COMPLEX, Unencodable
 
 RTOL = 1e-6
 ATOL = 1e-9
-
-
-class Failed(AssertionError):
-    """A failed check: its text is the student's feedback, ``mistake`` the catalogued mistake it names."""
-
-    def __init__(self, feedback: str, mistake: str | None = None):
-        super().__init__(feedback)
-        self.mistake = mistake
 
 
 class NotNumeric(AssertionError):
@@ -87,37 +79,6 @@ def same_values(actual: np.ndarray, expected: np.ndarray, rtol: float = RTOL, at
         close = (np.abs(actual - expected) <= atol + rtol * np.abs(expected)) & np.isfinite(expected)
     same_inf = np.isinf(expected) & (actual == expected)
     return bool(np.all(close | both_nan | same_inf))
-
-
-@dataclass(frozen=True)
-class Mistake:
-    """A realistic mistake and what to tell the student who made it: an entry of a grader's catalogue."""
-
-    name: str
-    """short id, e.g. ``"no-max-shift"``; the report counts students by it"""
-    message: str
-    """what is wrong and how to fix it, in the course's words"""
-    impl: Any = None
-    """the wrong implementation (with the student API's signature) or formula that :class:`Question` (or the
-    grader) compares an answer with to diagnose it; None for a mistake recognised exactly (a wrong item, a
-    distractor step, a failure of a kind)"""
-
-
-FAILURES = (
-    Mistake("not-defined", "The answer's name is not defined when the notebook has run: run the cell that "
-            "defines it and keep the name as the notebook gives it."),
-    Mistake("not-a-function", "The name holds something other than a function."),
-    Mistake("did-not-finish", "The function did not finish within the time limit of one call (an endless loop?)."),
-    Mistake("ended-process", "The function ended the Python process running the notebook."),
-    Mistake("raised", "The function raised an exception on an input it should handle."),
-    Mistake("not-numeric", "The function's result cannot be read as numbers."),
-    Mistake("wrong-shape", "The result has the wrong shape."),
-    Mistake("not-finite", "The result has inf or nan where the answer is an ordinary number."),
-    Mistake("wrong-values", "The result has the wrong values, and no catalogued mistake explains them."),
-    Mistake("changed-input", "The function changed its input array in place."),
-    Mistake("broken-property", "The result breaks a property the text states (a range, a sum, convergence)."),
-)
-"""The kinds of failure every :class:`Question` may report, beside its own catalogue (the report counts them)."""
 
 
 def _exception_name(name: str, cls: type | None = None) -> str:
@@ -189,7 +150,7 @@ class Question:
 
         ``label`` names the case in feedback ("the text's example z = (3, 1, 0)", "a hidden
         batch of rows of very different scale").  Only ``public`` cases may show the inputs and
-        the expected values; hidden ones never do.  Raises ``AssertionError`` with the feedback.
+        the expected values; hidden ones never do.  Raises :class:`Failed` with the feedback and the mistake.
         """
         where = _describe_call(self.name, label)
         self._require_callable(student)

@@ -30,8 +30,8 @@ from reading_maths.nbgrader.patches import converter_of
 from reading_maths.nbgrader.recording import save_results
 from reading_maths.nbgrader.steps import RESOURCE_KEY, SandboxedAutograde
 from reading_maths.sandbox.limits import Limits
+from reading_maths.sandbox.notebook_run import DEFAULT_BUDGET
 from reading_maths.sandbox.process import Sandbox, choose
-from reading_maths.sandbox.session import DEFAULT_BUDGET
 
 
 @functools.cache

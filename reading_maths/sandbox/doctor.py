@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from reading_maths.sandbox import syscall_filter, uids
 from reading_maths.sandbox.fork_server_client import probe
 from reading_maths.sandbox.limits import SCRATCH_BYTES, TMPFS_BYTES, Limits
+from reading_maths.sandbox.notebook_run import DEFAULT_BUDGET
 from reading_maths.sandbox.process import Sandbox, inspect, sandbox_uid
-from reading_maths.sandbox.session import DEFAULT_BUDGET
 
 
 @dataclass(frozen=True)

@@ -1,10 +1,9 @@
-"""Trials for graders: a student's function called with an altered copy of another in effect.
+"""What mutation testing needs of a student's function, wherever it lives: its ``def`` and its trials.
 
-Mutation testing needs two things of a student's function, wherever it lives: the source of its
-``def`` (:func:`definition`), and a call made while a patch stands in for it (:func:`run_patched`).
-A :class:`Remote` function (a sandbox proxy, :class:`reading_maths.sandbox.proxy.Proxy`) asks its
-sandboxed child; a real one (under pytest or stock nbgrader's kernel) is handled in this process by
-the same :func:`reading_maths.sandbox.inside.patched_call.call_patched` the child uses.
+:func:`definition` gives the source of the ``def``; the trials (its program run again with that ``def``
+replaced) are made by :mod:`reading_maths.sandbox.rerun`.  A :class:`Remote` function (a sandbox proxy,
+:class:`reading_maths.sandbox.proxy.Proxy`) asks its sandboxed child; a real one (under pytest or stock
+nbgrader's kernel) is read in this process.
 """
 
 from __future__ import annotations
@@ -16,8 +15,6 @@ import inspect
 import textwrap
 from typing import Any
 
-from reading_maths.sandbox.inside.patched_call import Patch, call_patched
-
 
 class Remote(abc.ABC):
     """A student's function that lives in another process (see :class:`reading_maths.sandbox.proxy.Proxy`)."""
@@ -25,10 +22,6 @@ class Remote(abc.ABC):
     @abc.abstractmethod
     def definition(self) -> str:
         """The source of its ``def``."""
-
-    @abc.abstractmethod
-    def call_patched(self, patch: Patch, replaced: Remote, args: tuple, kwargs: dict) -> Any:
-        """Call it while ``patch`` stands in for the function ``replaced``."""
 
     @abc.abstractmethod
     def trials(self, calls: list[tuple[Remote, dict]]) -> Any:
@@ -82,13 +75,3 @@ def definition(fn: Any) -> str:
     except (OSError, TypeError) as exc:
         raise LookupError(f"the source of {getattr(fn, '__name__', 'the function')} cannot be found") from exc
 
-
-def run_patched(fn: Any, replaced: Any, source: str, function: str, *args: Any, **kwargs: Any) -> Any:
-    """Call the student's ``fn(*args, **kwargs)`` while the ``def function`` in ``source`` stands in for ``replaced``.
-
-    ``fn`` may be ``replaced`` itself (to run the altered copy) or another of the student's
-    functions that uses it (their test).
-    """
-    if isinstance(fn, Remote):
-        return fn.call_patched(Patch(source, function, ""), replaced, args, kwargs)
-    return call_patched(fn.__globals__, Patch(source, function, ""), replaced, fn, args, kwargs)

@@ -49,7 +49,7 @@ class SandboxUnavailable(RuntimeError):
 
 INSIDE = Path(__file__).resolve().parent / "inside"
 """All of this package the child sees, bound as one folder: its entry point, the wire it speaks, the functions
-that travel on it as data, how it runs a patched call, and the fork server that starts it in a batch."""
+that travel on it as data, the shell that runs its cells, and the fork server that starts it in a batch."""
 FORK_SERVER_CAPABILITIES = ("CAP_SYS_ADMIN", "CAP_SETUID", "CAP_SETGID", "CAP_SETPCAP", "CAP_NET_ADMIN")
 """What the fork server keeps, within its own sandbox, to give each child namespaces, mounts, loopback and
 (as root) a uid of its own; each child drops them all, and checks, before it runs anything."""

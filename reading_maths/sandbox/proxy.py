@@ -6,7 +6,6 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from reading_maths.sandbox.inside.patched_call import Patch
 from reading_maths.sandbox.mutant_calls import Remote
 
 if TYPE_CHECKING:
@@ -27,12 +26,6 @@ class Proxy(Remote):
 
     def definition(self) -> str:
         return self._session.definition(self.__name__)
-
-    def call_patched(self, patch: Patch, replaced: Remote, args: tuple, kwargs: dict) -> Any:
-        if not (isinstance(replaced, Proxy) and replaced._session is self._session):
-            raise TypeError("a patch replaces a function of the same notebook")
-        patch = Patch(patch.source, patch.function, replaced.__name__)
-        return self._session.call(self.__name__, args, kwargs, patch)[0]
 
     def trials(self, calls: list[tuple[Remote, dict]]) -> Any:
         from reading_maths.sandbox.rerun import SessionTrials

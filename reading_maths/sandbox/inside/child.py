@@ -3,11 +3,10 @@
 Started by :mod:`reading_maths.sandbox.session` as the script ``python -I -S child.py`` with the protocol
 on its stdin and stdout.  It moves the protocol to private descriptors, points the standard
 streams at sinks, runs the cells it is sent (reporting each start and end), then answers requests
-on the student's names with plain data (:mod:`reading_maths.sandbox.inside.wire`): ``call`` a function (with,
-for mutation testing, a ``patch`` in effect: see :mod:`reading_maths.sandbox.inside.patched_call`), or ``locate``
-one (the cell and line of its ``def``, so that the trusted side reads its source from its own copy
-of the notebook).  Everything here is assumed to be under the student's control; the trusted side
-believes nothing it says beyond plain values.
+on the student's names with plain data (:mod:`reading_maths.sandbox.inside.wire`): ``call`` a
+function, or ``locate`` one (the cell and line of its ``def``, so that the trusted side reads its
+source from its own copy of the notebook).  Everything here is assumed to be under the student's
+control; the trusted side believes nothing it says beyond plain values.
 """
 
 from __future__ import annotations
@@ -136,28 +135,14 @@ def _locate(namespace: dict, name: str) -> dict:
             "function": str(getattr(namespace[name], "__name__", ""))[:200]}
 
 
-def _patched_call():
-    """Mutation testing's module, imported on the first patched call (most notebooks never make one)."""
-    if __package__:
-        from reading_maths.sandbox.inside import patched_call
-    else:
-        import patched_call
-    return patched_call
-
-
 def _answer(channel: GraderPipes, namespace: dict, request: dict) -> dict:
-    """One request: ``call`` (with an optional ``patch`` in effect) or ``locate``."""
+    """One request: ``call`` or ``locate``."""
     if request.get("op") == "locate":
         return _locate(namespace, request["name"])
     function = namespace[request["name"]]
     args = [_bind(channel, a) for a in wire.decode(request.get("args", []), functions=True)]
     kwargs = {k: _bind(channel, v) for k, v in wire.decode(request.get("kwargs"), functions=True).items()}
-    if request.get("patch") is None:
-        result = function(*args, **kwargs)
-    else:
-        patched_call = _patched_call()
-        patch = patched_call.Patch.from_wire(request["patch"])
-        result = patched_call.call_patched(namespace, patch, namespace[patch.replaces], function, args, kwargs)
+    result = function(*args, **kwargs)
     sent = request.get("args", [])
     changed = [[i, after] for i, after in enumerate(map(wire.encode, args)) if i >= len(sent) or after != sent[i]]
     return {"event": "return", "value": wire.encode(result), "changed": changed}  # the arguments it changed
