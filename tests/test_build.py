@@ -352,7 +352,7 @@ def check_slowly():
 
 @pytest.mark.slow  # waits out time limits
 def test_a_test_cut_off_by_a_time_limit_is_told_so(monkeypatch):
-    from reading_maths.kit import build, strength
+    from reading_maths.kit import build, strength, strength_case
 
     monkeypatch.setattr(strength, "DECOY_LIMIT", 0.3)
     found = _judge(slow_double, check_slowly, _entry({"x": [1.0, -2.0]}))
@@ -360,6 +360,6 @@ def test_a_test_cut_off_by_a_time_limit_is_told_so(monkeypatch):
     entry = {"paper": "p", "equation": "y = 2x", "symbols": {"x": ("x", ("n",), "x"), "y": ("y", ("n",), "return")},
              "example": {"inputs": {"x": [1.0, -2.0]}, "output": [2.0, -4.0]}}
     with pytest.raises(AssertionError, match="stopped after 0.3 s, the time limit of one run") as told:
-        build.strong(build._Entry(1, {"entry_1": entry, "implementation_1": slow_double, "test_1": check_slowly}),
-                     0.5, 1)
+        names = {"entry_1": entry, "implementation_1": slow_double, "test_1": check_slowly}
+        strength_case.strong(build._Entry(1, names), 0.5, 1)
     assert "judges" not in str(told.value)
