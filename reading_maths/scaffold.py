@@ -6,7 +6,8 @@ nbgrader's exact metadata (prompt, answer ``<question>-answer``, check ``<questi
 whose cases compare the student's function with the reference (the answer cell's solution), its points
 written in the grade cell;
 ``tests/corpora/<assignment>/<question>.py``, empty ``RIGHT`` and ``WRONG`` corpora to fill. The grade cell's
-points are the grader's: :func:`sync_points` writes them, and ``reading-maths release`` runs it.
+points are the grader's: :func:`sync_generated_cells` writes them (with the grade cells' boilerplate and the
+helper cells' kit modules), and ``reading-maths release`` runs it.
 """
 
 from __future__ import annotations
@@ -147,7 +148,7 @@ def new_question(root: Path, assignment: str, question: str) -> list[Path]:
     at = len(nb.cells) if summary is None else summary
     nb.cells[at:at] = question_cells(assignment, question, 0)
     nbformat.write(nb, task.source_notebook)
-    sync_points(root, assignment)
+    sync_generated_cells(root, assignment)
     from reading_maths.grading.graderfile import load_grader
     from reading_maths.kit.reference import reference_of
 
@@ -156,21 +157,29 @@ def new_question(root: Path, assignment: str, question: str) -> list[Path]:
     return [task.source_notebook, grader, corpus]
 
 
-def sync_points(root: Path, assignment: str) -> bool:
-    """Give each grade cell of the source notebook its grader's points (the grader is the one source of truth);
-    returns whether the notebook changed."""
+PASTED = {"check-helpers": "checks.py", "answer-format-helpers": "answers.py", "entry-format": "entries.py"}
+"""The read-only helper cells (by grade id) whose code is a module of ``reading_maths/kit/`` pasted below a
+one-line comment: the notebook needs nothing but itself, and the module stays the one copy to edit."""
+
+
+def sync_generated_cells(root: Path, assignment: str) -> bool:
+    """Write what the package owns into the source notebook: each grade cell's boilerplate and its grader's
+    points (the grader is the one source of truth), each helper cell's kit module; returns whether it changed."""
     from reading_maths.grading.graderfile import load_grader
 
     path = Path(root) / "source" / assignment / f"{assignment}.ipynb"
     nb = nbformat.read(path, as_version=4)
-    changed = False
+    before = nbformat.writes(nb)
     for cell in nb.cells:
-        grader = Path(root) / "graders" / assignment / f"{grade_id(cell)}.py"
-        if is_test_cell(cell) and grader.is_file():  # (a copy of source/ alone keeps the points it has)
-            points = load_grader(grader).max_score
-            if cell.metadata.nbgrader.get("points") != points:
-                cell.metadata.nbgrader["points"] = points
-                changed = True
-    if changed:
-        nbformat.write(nb, path)
-    return changed
+        gid = grade_id(cell)
+        grader = Path(root) / "graders" / assignment / f"{gid}.py"
+        if is_test_cell(cell) and grader.is_file():  # (a copy of source/ alone keeps what it has)
+            cell.metadata.nbgrader["points"] = load_grader(grader).max_score
+            cell.source = GRADE_CELL.format(assignment=assignment, question=gid)
+        elif gid in PASTED:
+            module = (Path(__file__).parent / "kit" / PASTED[gid]).read_text(encoding="utf-8").rstrip("\n")
+            cell.source = cell.source.split("\n", 1)[0] + "\n" + module
+    if nbformat.writes(nb) == before:
+        return False
+    nbformat.write(nb, path)
+    return True

@@ -5,6 +5,7 @@ everything removed afterwards. :func:`as_person` runs a command as one of them, 
 from __future__ import annotations
 
 import os
+import secrets
 import shutil
 import subprocess
 import tempfile
@@ -15,6 +16,19 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 COMMENT = "reading-maths hub test"
+STUDENTS = {"ada": ("Ada", "Lovelace"), "bob": ("Bob", "Moses"), "eve": ("Eve", "Hacker")}
+
+
+def new_people(*students: str) -> dict:
+    """A teacher and ``students`` (keys of :data:`STUDENTS`), with account names of their own and new passwords."""
+    from hub import accounts
+
+    tag = secrets.token_hex(2)
+    people = {"teacher": accounts.Person(f"teach-{tag}", accounts.new_password(), instructor=True)}
+    for key in students:
+        first, last = STUDENTS[key]
+        people[key] = accounts.Person(f"{key}-{tag}", accounts.new_password(), first_name=first, last_name=last)
+    return people
 
 
 def skip_unless_possible() -> None:

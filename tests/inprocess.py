@@ -23,7 +23,7 @@ SLOW = {
     "hub": "starts a JupyterHub",
     "browser": "drives JupyterLab in a headless Chromium",
     "slow": "runs other programs or pools of processes (nbgrader's commands, reading-maths, Dask, mypy), or computes "
-            "for more than a few seconds",
+            "for more than a few seconds or waits out a time limit",
 }
 """The markers of the tests ``--fast`` leaves out, and what each says about its test."""
 

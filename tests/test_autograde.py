@@ -69,15 +69,27 @@ def reading_maths(course: Path, *args: str) -> subprocess.CompletedProcess:
     return run(course, str(BIN / "reading-maths"), *args)
 
 
-def make_course(folder: Path) -> Path:
-    """A course copy with the assignment generated and five submissions in ``submitted/``."""
+def generated_course(folder: Path, assignment: str) -> Path:
+    """``folder`` made a copy of the course (sources, graders, nbgrader's config) with ``assignment`` generated
+    into ``release/`` by nbgrader's generate_assignment."""
     folder.mkdir(parents=True, exist_ok=True)
     for name in ("source", "graders"):
         shutil.copytree(ROOT / name, folder / name)
     shutil.copy(ROOT / "nbgrader_config.py", folder / "nbgrader_config.py")
-    nbgrader(folder, "generate_assignment", ASSIGNMENT, "--create", "--force", "--log-level=WARN")
-    release = nbformat.read(folder / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
-    source = nbformat.read(folder / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
+    nbgrader(folder, "generate_assignment", assignment, "--create", "--force", "--log-level=WARN")
+    return folder
+
+
+def release_and_source(course: Path, assignment: str) -> tuple[nbformat.NotebookNode, nbformat.NotebookNode]:
+    """The student's notebook of ``assignment`` as generated in ``course``, and the instructor's."""
+    return tuple(nbformat.read(course / part / assignment / f"{assignment}.ipynb", as_version=4)
+                 for part in ("release", "source"))
+
+
+def make_course(folder: Path) -> Path:
+    """A course copy with the assignment generated and five submissions in ``submitted/``."""
+    generated_course(folder, ASSIGNMENT)
+    release, source = release_and_source(folder, ASSIGNMENT)
     right = answered(release, source)
     duplicated = copy.deepcopy(right)
     i = next(k for k, c in enumerate(duplicated.cells)

@@ -7,12 +7,13 @@ test_corpora.py; the sandboxed path (mutants run in the student's process) in te
 import math
 import runpy
 import warnings
+from functools import partial
 
 import nbformat
 import numpy as np
 import pytest
 
-from conftest import ROOT, grade_in_process
+from conftest import ROOT, grade_in_process, source_cells
 from reading_maths.course import Assignment
 from reading_maths.kit import latex, reference
 from reading_maths.kit.decoys import decoys
@@ -29,19 +30,14 @@ MANUAL = {f"{kind}_{k}": 2 for kind in ("meanings", "why") for k in (1, 2, 3)}
 CORPUS = runpy.run_path(str(ROOT / "tests" / "corpora" / "build" / "entry_1.py"))
 
 
-def _grade(question: str, env: dict):
-    return grade_in_process("build", question, env)
-
-
-def _cells() -> dict:
-    return {grade_id(c): c for c in read_notebook(BUILD.source_notebook).cells if grade_id(c)}
+_grade = partial(grade_in_process, "build")  # (question, env): a question of build graded in this process
 
 
 # -- the notebook ------------------------------------------------------------------------------------------
 
 def test_questions_points_and_hand_marked_cells():
     assert BUILD.questions == ENTRIES
-    cells = _cells()
+    cells = source_cells("build")
     for q in ENTRIES:
         assert nbgrader_meta(cells[q])["points"] == BUILD.grader(q).max_score == 11
     assert {g: nbgrader_meta(cells[g])["points"] for g in BUILD.manual_cells} == MANUAL
@@ -56,7 +52,7 @@ def test_questions_points_and_hand_marked_cells():
 
 
 def test_format_cell_is_the_entries_module_verbatim():
-    body = _cells()["entry-format"].source.split("\n", 1)[1]
+    body = source_cells("build")["entry-format"].source.split("\n", 1)[1]
     assert body == (ROOT / "reading_maths" / "kit" / "entries.py").read_text().rstrip("\n"), \
         "paste reading_maths/kit/entries.py into the notebook's entry-format cell"
     source = (ROOT / "reading_maths" / "kit" / "entries.py").read_text()
@@ -354,8 +350,9 @@ def check_slowly():
     assert np.allclose(slow_double([1.0, -2.0]), [2.0, -4.0])
 
 
+@pytest.mark.slow  # waits out time limits
 def test_a_test_cut_off_by_a_time_limit_is_told_so(monkeypatch):
-    from reading_maths.kit import build, strength
+    from reading_maths.kit import build, strength, strength_case
 
     monkeypatch.setattr(strength, "DECOY_LIMIT", 0.3)
     found = _judge(slow_double, check_slowly, _entry({"x": [1.0, -2.0]}))
@@ -363,6 +360,6 @@ def test_a_test_cut_off_by_a_time_limit_is_told_so(monkeypatch):
     entry = {"paper": "p", "equation": "y = 2x", "symbols": {"x": ("x", ("n",), "x"), "y": ("y", ("n",), "return")},
              "example": {"inputs": {"x": [1.0, -2.0]}, "output": [2.0, -4.0]}}
     with pytest.raises(AssertionError, match="stopped after 0.3 s, the time limit of one run") as told:
-        build.strong(build._Entry(1, {"entry_1": entry, "implementation_1": slow_double, "test_1": check_slowly}),
-                     0.5, 1)
+        names = {"entry_1": entry, "implementation_1": slow_double, "test_1": check_slowly}
+        strength_case.strong(build._Entry(1, names), 0.5, 1)
     assert "judges" not in str(told.value)

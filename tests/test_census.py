@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 from hostile.census import KEY, LEAVE, LOOK, TOKEN
-from hostile.ordinary import call_in_mode
+from hostile.ordinary import MODES, call_in_mode
 
 from reading_maths.sandbox.child_starter import Starter
 from reading_maths.sandbox.process import choose
@@ -26,7 +26,6 @@ from test_sandbox import needs_isolation
 
 pytestmark = pytest.mark.sandbox
 
-MODES = ["root", "user"] if os.geteuid() == 0 else ["user"]
 PATHS = ["forked", "spawned"]
 PRIVATE = ("/tmp", "/dev/shm", "/work/scratch")
 """The child's own tmpfs (HOME is /work/scratch/home): the only places it may write."""

@@ -18,16 +18,12 @@ import pytest
 from nbclient import NotebookClient
 
 from classroom.builder import ClassBuilder, fill
-from conftest import ROOT
+from conftest import ROOT, cells_by_grade_id
 from reading_maths.course import Assignment, assignments
 from reading_maths.notebook import grade_id, nbgrader_meta
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 ASSIGNMENTS = [a.id for a in assignments(ROOT)]
-
-
-def cells(nb) -> dict[str, nbformat.NotebookNode]:
-    return {grade_id(c): c for c in nb.cells if grade_id(c)}
 
 
 def check_questions(nb) -> list[str]:
@@ -38,7 +34,7 @@ def check_questions(nb) -> list[str]:
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_every_notebook_carries_the_helpers_and_a_summary(folder, assignment):
     nb = nbformat.read(ROOT / folder / assignment / f"{assignment}.ipynb", as_version=4)
-    by_id = cells(nb)
+    by_id = cells_by_grade_id(nb)
     helper = by_id["check-helpers"]
     assert helper.source.split("\n", 1)[1] == (ROOT / "reading_maths" / "kit" / "checks.py").read_text().rstrip("\n"), \
         "paste reading_maths/kit/checks.py into the notebook's check-helpers cell"
@@ -94,7 +90,7 @@ def answered(tmp_path_factory) -> dict[tuple[str, str], nbformat.NotebookNode]:
 
 def check_outputs(nb) -> dict[str, tuple[str, str]]:
     """``question -> (stdout, error display)`` of each executed check cell."""
-    by_id = cells(nb)
+    by_id = cells_by_grade_id(nb)
     return {q: shown(by_id[f"{q}-check"]) for q in check_questions(nb)}
 
 
@@ -122,7 +118,7 @@ def test_a_wrong_answer_shows_the_course_message_without_a_traceback(answered):
     for q, (out, err) in failed.items():
         assert not out and err.startswith(f"{q}: ") and "\n" not in err, err
         assert "Traceback" not in err and "assert " not in err and "Error" not in err.split(":")[0], err
-        ename = next(o.ename for o in cells(nb)[f"{q}-check"].outputs if o.output_type == "error")
+        ename = next(o.ename for o in cells_by_grade_id(nb)[f"{q}-check"].outputs if o.output_type == "error")
         assert ename == "CheckFailed"
     summary, _ = shown(nb.cells[-1])
     assert re.search(r"^✗ ", summary, re.M) and summary.rstrip().endswith("questions pass their public checks.")

@@ -7,12 +7,13 @@ mistake is diagnosed) are in test_corpora.py; this file checks what is particula
 import re
 import runpy
 import warnings
+from functools import partial
 
 import nbformat
 import numpy as np
 import pytest
 
-from conftest import ROOT, grade_in_process
+from conftest import ROOT, grade_in_process, source_cells
 from reading_maths.course import Assignment
 from reading_maths.kit import reference
 from reading_maths.notebook import SOLUTION_MARKERS, grade_id, nbgrader_meta, read_notebook
@@ -35,19 +36,14 @@ SIGNATURES = {
 }
 
 
-def _grade(question: str, env: dict):
-    return grade_in_process("code", question, env)
-
-
-def _cells_by_id() -> dict:
-    return {grade_id(c): c for c in read_notebook(CODE.source_notebook).cells if grade_id(c)}
+_grade = partial(grade_in_process, "code")  # (question, env): a question of code graded in this process
 
 
 # -- the notebook ------------------------------------------------------------------------------------------
 
 def test_questions_in_order_and_points_equal_grader_totals():
     assert CODE.questions == QUESTIONS
-    cells = _cells_by_id()
+    cells = source_cells("code")
     for q in QUESTIONS:
         grader = CODE.grader(q)
         assert grader.question == q
@@ -79,12 +75,12 @@ def test_cells_follow_the_graders_readme():
             assert set(meta) == keys
             kind = (meta["grade"], meta["solution"], meta["locked"])
             assert kind == ((False, True, False) if gid.endswith("-answer") else (False, False, True)), gid
-    assert _cells_by_id()["setup"].source.strip() == "import numpy as np"
+    assert source_cells("code")["setup"].source.strip() == "import numpy as np"
 
 
 @pytest.mark.parametrize("question", QUESTIONS)
 def test_answer_cell_keeps_signature_and_docstring_outside_the_solution(question):
-    source = _cells_by_id()[f"{question}-answer"].source
+    source = source_cells("code")[f"{question}-answer"].source
     lines = source.splitlines()
     begin = next(i for i, line in enumerate(lines) if "### BEGIN SOLUTION" in line)
     end = next(i for i, line in enumerate(lines) if "### END SOLUTION" in line)
@@ -131,7 +127,7 @@ def _stub_kwargs(q):
 
 
 def test_check_cells_pass_on_the_reference_and_need_only_the_notebook():
-    cells = _cells_by_id()
+    cells = source_cells("code")
     env: dict = {}
     for gid in ["setup", "check-helpers"] + [f"{q}{s}" for q in QUESTIONS for s in ("-answer", "-check")]:
         source = SOLUTION_MARKERS.sub("", cells[gid].source)

@@ -5,6 +5,7 @@ engine runs the same files on proxies, see test_engine.py.
 """
 
 import runpy
+from functools import cache
 
 import pytest
 
@@ -14,6 +15,11 @@ from reading_maths.kit import Question, reference
 
 CORPORA = sorted((ROOT / "tests" / "corpora").glob("*/*.py"))
 
+SWEPT_IN_MAKE_TEST = ("build/", "proofs/induction")
+"""Corpora whose every answer costs a second or more of CPU to grade (SymPy in forked children: the build
+entries' equations, the induction's sums): their sweeps are marked slow, so ``make test`` runs them and
+``make test-fast`` keeps only their reference, blank and catalogued mistakes."""
+
 
 def _entries(kind: str) -> list:
     return list(_corpus(kind))
@@ -22,8 +28,10 @@ def _entries(kind: str) -> list:
 def _corpus(kind: str):
     for path in CORPORA:
         corpus = runpy.run_path(str(path))
+        where = f"{path.parent.name}/{path.stem}"
+        marks = [pytest.mark.slow] if where.startswith(SWEPT_IN_MAKE_TEST) else []
         for name, entry in corpus.get(kind, {}).items():
-            yield pytest.param(path.parent.name, path.stem, entry, id=f"{path.parent.name}/{path.stem}/{name}")
+            yield pytest.param(path.parent.name, path.stem, entry, id=f"{where}/{name}", marks=marks)
 
 
 def _diagnosed(assignment: str, question: str) -> set[str]:
@@ -52,9 +60,17 @@ def test_right_answer_gets_full_marks(assignment, question, env):
 
 
 @pytest.mark.parametrize("assignment, question, entry", _entries("WRONG"))
-def test_wrong_answer_loses_points_with_its_message(assignment, question, entry):
+def test_wrong_answer_loses_points_with_one_counted_explanation(assignment, question, entry):
+    """Each wrong answer graded once, then held to the three properties below."""
     env, expected = entry
     result = grade_in_process(assignment, question, env)
+    _loses_points_with_its_message(result, assignment, question, expected)
+    _counted_under_a_catalogued_mistake(result, assignment, question)
+    _never_contradicts_itself(result, assignment, question)
+
+
+def _loses_points_with_its_message(result, assignment: str, question: str, expected: str | None) -> None:
+    """It loses points, gets the mistake or feedback its corpus names, and no mistake it did not make."""
     assert result.score < result.max_score
     if expected:
         assert expected in result.mistakes or any(expected in line for line in result.feedback), result.feedback
@@ -64,11 +80,9 @@ def test_wrong_answer_loses_points_with_its_message(assignment, question, entry)
     assert named == made, f"names a mistake that was not made: {named - made}; {result.feedback}"
 
 
-@pytest.mark.parametrize("assignment, question, entry", _entries("WRONG"))
-def test_every_failed_case_is_counted_under_a_catalogued_mistake(assignment, question, entry):
+def _counted_under_a_catalogued_mistake(result, assignment: str, question: str) -> None:
     """What the report's "most common mistakes" counts: every case a wrong answer fails names a mistake of the
     grader's catalogue (its own, or the kit's kinds of failure), and the result keeps the catalogue's message."""
-    result = grade_in_process(assignment, question, entry[0])
     catalogue = {m.name: m.message for m in Assignment(assignment, ROOT).grader(question).mistakes}
     uncounted = [(c.name, c.mistake, c.message) for c in result.cases if not c.passed and c.mistake not in catalogue]
     assert not uncounted
@@ -93,17 +107,16 @@ def test_reference_gets_full_marks_and_blank_gets_zero(path):
     assert blank.score == 0 and blank.status == "missing"
 
 
+@cache
 def _explanations(assignment: str, question: str) -> list[str]:
     """The messages of the grader's properties (the text's facts a wrong answer may break)."""
     namespace = runpy.run_path(str(Assignment(assignment, ROOT).grader(question).path))
     return [p.message for v in namespace.values() if isinstance(v, Question) for p in v.properties]
 
 
-@pytest.mark.parametrize("assignment, question, entry", _entries("WRONG"))
-def test_feedback_never_contradicts_itself(assignment, question, entry):
+def _never_contradicts_itself(result, assignment: str, question: str) -> None:
     """One explanation for a wrong answer: at most one mistake named, and no broken property beside it or
     beside another property (a mistake that explains some cases and not others is not named at all)."""
-    result = grade_in_process(assignment, question, entry[0])
     failed = [c.message for c in result.cases if not c.passed]
     broken = {p for p in _explanations(assignment, question) if any(p in m for m in failed)}
     named = set(result.mistakes) & _diagnosed(assignment, question)

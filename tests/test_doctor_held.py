@@ -14,14 +14,9 @@ from hostile.held import check_for
 from hostile.ordinary import as_user, ordinary_user
 
 from conftest import ROOT
-from test_hostile import MODES, run_cli
+from test_hostile import run_cli
 
 pytestmark = pytest.mark.sandbox
-
-
-@pytest.fixture(scope="module", params=MODES)
-def mode(request) -> str:
-    return request.param
 
 
 @pytest.fixture(scope="module")

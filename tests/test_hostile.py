@@ -45,7 +45,7 @@ from pathlib import Path
 import nbformat
 import pytest
 from hostile.attacks import ATTACKS, Attack
-from hostile.ordinary import as_user, ordinary_user
+from hostile.ordinary import MODES, as_user, ordinary_user
 
 from classroom.builder import answered
 from conftest import ROOT
@@ -60,7 +60,6 @@ CLI = [sys.executable, "-m", "reading_maths.cli"]
 SOURCE = ROOT / "source" / "code" / "code.ipynb"
 ISOLATED = inspect()[0] != "plain"
 RUNNABLE = {name: a for name, a in ATTACKS.items() if ISOLATED or not a.isolated}
-MODES = ["root", "user"] if os.geteuid() == 0 else ["user"]
 TIMEOUT = 3
 SECRET = f"rm-hostile-secret-{uuid.uuid4().hex}"
 # demo/ is the throwaway class `reading-maths demo` rebuilds from scratch, and screenshots/ the browser tests'
@@ -330,11 +329,6 @@ def new_state(before: dict[str, set], owners: set[int]) -> dict[str, list]:
 
 
 # -- the batch ---------------------------------------------------------------------------------------------
-
-@pytest.fixture(scope="module", params=MODES)
-def mode(request) -> str:
-    return request.param
-
 
 @pytest.fixture(scope="module")
 def batch(mode):

@@ -31,7 +31,6 @@ from conftest import ROOT
 from reading_maths.sandbox.inside import wire
 from reading_maths.sandbox.notebook_run import MAX_RESTARTS
 from test_hostile import (
-    MODES,
     SCRATCH_PREFIX,
     TIMEOUT,
     Descendants,
@@ -52,11 +51,6 @@ pytestmark = pytest.mark.sandbox
 STALLS = {name: a for name, a in ATTACKS.items() if a.stalls}
 CELLS = 12
 """More than the code notebook's code cells: with the restarts, bounds one notebook's start."""
-
-
-@pytest.fixture(scope="module", params=MODES)
-def mode(request) -> str:
-    return request.param
 
 
 @pytest.fixture(scope="module")

@@ -24,7 +24,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import secrets
 import shutil
 import subprocess
 from pathlib import Path
@@ -32,7 +31,7 @@ from pathlib import Path
 import browser as b
 import nbformat
 import pytest
-from hub_class import class_on_hub
+from hub_class import class_on_hub, new_people
 
 from reading_maths.notebook import SOLUTION_MARKERS, grade_id, is_test_cell
 
@@ -49,12 +48,7 @@ MARKS = {"ada": (2, "Complete: the telescoping sum and why E[g] leaves the sum. 
 @pytest.fixture(scope="module")
 def hub_class():
     """The running hub with its accounts: ``(hub, people)``; everything is removed afterwards."""
-    from hub import accounts
-
-    tag = secrets.token_hex(2)
-    people = {"teacher": accounts.Person(f"teach-{tag}", accounts.new_password(), instructor=True),
-              "ada": accounts.Person(f"ada-{tag}", accounts.new_password(), first_name="Ada", last_name="Lovelace"),
-              "bob": accounts.Person(f"bob-{tag}", accounts.new_password(), first_name="Bob", last_name="Moses")}
+    people = new_people("ada", "bob")
     with class_on_hub(people) as hub:
         yield hub, people
 

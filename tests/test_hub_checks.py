@@ -18,7 +18,6 @@ Screenshots of each step go to ``tests/screenshots/hub-checks/``.
 from __future__ import annotations
 
 import os
-import secrets
 import shutil
 import sqlite3
 from datetime import datetime, timedelta
@@ -28,7 +27,7 @@ import browser as b
 import hub_pages as hp
 import nbformat
 import pytest
-from hub_class import class_on_hub
+from hub_class import class_on_hub, new_people
 from test_hub import grade_json
 
 from hub.checks_trial import variant
@@ -64,16 +63,12 @@ def place(people) -> None:
 
 @pytest.fixture(scope="module")
 def hub_class():
-    from hub import accounts
     from hub.site import CHECKS_LAB
 
     if not CHECKS_LAB.is_dir():
         pytest.skip(f"the Check button is not built at {CHECKS_LAB}: run `make hub-lab`")
 
-    tag = secrets.token_hex(2)
-    people = {"teacher": accounts.Person(f"teach-{tag}", accounts.new_password(), instructor=True),
-              "ada": accounts.Person(f"ada-{tag}", accounts.new_password(), first_name="Ada", last_name="Lovelace"),
-              "bob": accounts.Person(f"bob-{tag}", accounts.new_password(), first_name="Bob", last_name="Moses")}
+    people = new_people("ada", "bob")
     with class_on_hub(people, checks=True, before=place) as hub:
         yield hub, people
 

@@ -23,7 +23,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import secrets
 import shutil
 import sqlite3
 import tempfile
@@ -32,7 +31,7 @@ from pathlib import Path
 import nbformat
 import pytest
 from hostile.markup import ALLOWED, DOM_CHECK, Watch, hostile_notebook
-from hub_class import as_person, class_on_hub
+from hub_class import as_person, class_on_hub, new_people
 
 from classroom.builder import answered
 
@@ -101,12 +100,7 @@ REFUSED_BY_THE_SYSTEM = ("move the course folder", "replace the course folder", 
 
 @pytest.fixture(scope="module")
 def hub_class():
-    from hub import accounts
-
-    tag = secrets.token_hex(2)
-    people = {"teacher": accounts.Person(f"teach-{tag}", accounts.new_password(), instructor=True),
-              "ada": accounts.Person(f"ada-{tag}", accounts.new_password(), first_name="Ada", last_name="Lovelace"),
-              "eve": accounts.Person(f"eve-{tag}", accounts.new_password(), first_name="Eve", last_name="Hacker")}
+    people = new_people("ada", "eve")
     with class_on_hub(people) as hub:
         yield hub, people
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import copy
 import csv
-import shutil
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -26,10 +25,9 @@ from pathlib import Path
 import nbformat
 import pytest
 from nbgrader.api import Gradebook
-from test_autograde import nbgrader, reading_maths
+from test_autograde import generated_course, nbgrader, reading_maths, release_and_source
 
 from classroom.builder import answered
-from conftest import ROOT
 
 pytestmark = pytest.mark.sandbox
 
@@ -83,16 +81,8 @@ def course(request, tmp_path_factory) -> tuple[Scenario, Path]:
     """A course copy where alice (every answer right) and bob (one answer wrong) submitted and were autograded."""
     scenario = SCENARIOS[request.param]
     a = scenario.assignment
-    folder = tmp_path_factory.mktemp(f"manual-{a}") / "course"
-    folder.mkdir()
-    (folder / "source").mkdir()
-    shutil.copytree(ROOT / "source" / a, folder / "source" / a)
-    shutil.copytree(ROOT / "graders", folder / "graders")
-    shutil.copy(ROOT / "nbgrader_config.py", folder / "nbgrader_config.py")
-    nbgrader(folder, "generate_assignment", a, "--create", "--force", "--log-level=WARN")
-    release = nbformat.read(folder / "release" / a / f"{a}.ipynb", as_version=4)
-    source = nbformat.read(folder / "source" / a / f"{a}.ipynb", as_version=4)
-    alice = answered(release, source)
+    folder = generated_course(tmp_path_factory.mktemp(f"manual-{a}") / "course", a)
+    alice = answered(*release_and_source(folder, a))
     bob = copy.deepcopy(alice)
     for cell in bob.cells:
         change = scenario.bob.get(cell.metadata.get("nbgrader", {}).get("grade_id"))

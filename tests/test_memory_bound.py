@@ -10,11 +10,9 @@ honest notebook after it in the same worker gets full marks.
 
 from __future__ import annotations
 
-import os
-
 import pytest
 from hostile.memory import HOLD
-from hostile.ordinary import call_in_mode
+from hostile.ordinary import MODES, call_in_mode
 
 from conftest import ROOT
 from reading_maths.sandbox.limits import Limits
@@ -22,7 +20,6 @@ from test_sandbox import needs_isolation
 
 pytestmark = pytest.mark.sandbox
 
-MODES = ["root", "user"] if os.geteuid() == 0 else ["user"]
 CAP = 1 << 30
 BOMB = HOLD.replace("probe = held", "raise MemoryError(f'held {sum(held.values()) >> 20} MiB')")
 

@@ -14,8 +14,8 @@ from reading_maths.cli import main
 from reading_maths.course import Assignment
 from reading_maths.grading.graderfile import load_grader
 from reading_maths.kit.reference import reference_of
-from reading_maths.notebook import grade_id, nbgrader_meta
-from reading_maths.scaffold import sync_points
+from reading_maths.notebook import grade_id, is_test_cell, nbgrader_meta
+from reading_maths.scaffold import PASTED, sync_generated_cells
 
 SOLUTION = re.compile(r"### BEGIN SOLUTION\n.*### END SOLUTION", re.DOTALL)
 
@@ -68,9 +68,30 @@ def test_points_come_from_the_grader_when_releasing(tmp_path):
     grader.write_text(grader.read_text().replace("@test_case(points=2, hidden=True)",
                                                  "@test_case(points=5, hidden=True)"))
     load_grader.cache_clear()
-    assert sync_points(course, "code") and not sync_points(course, "code")
+    assert sync_generated_cells(course, "code") and not sync_generated_cells(course, "code")
     nb = nbformat.read(course / "source" / "code" / "code.ipynb", as_version=4)
     assert next(nbgrader_meta(c)["points"] for c in nb.cells if grade_id(c) == "double") == 6
+
+
+@pytest.mark.parametrize("assignment", ["build", "matching", "notation"])
+def test_releasing_writes_the_boilerplate_cells_from_the_package(tmp_path, assignment):
+    """Grade cells and pasted helper cells edited by hand (or left stale) are written again from the package."""
+    for part in ("source", "graders"):
+        shutil.copytree(ROOT / part, tmp_path / part)
+    path = tmp_path / "source" / assignment / f"{assignment}.ipynb"
+    pristine = nbformat.read(path, as_version=4)
+    nb = nbformat.read(path, as_version=4)
+    edited = set()
+    for cell in nb.cells:
+        if grade_id(cell) in PASTED or is_test_cell(cell):
+            cell.source = cell.source.replace("\n", "\n# edited by hand\n", 1) + "\nprint('stale')"
+            if is_test_cell(cell):
+                nbgrader_meta(cell)["points"] = 99
+            edited.add(grade_id(cell))
+    assert {"check-helpers"} < edited
+    nbformat.write(nb, path)
+    assert sync_generated_cells(tmp_path, assignment)
+    assert nbformat.read(path, as_version=4) == pristine
 
 
 @pytest.mark.sandbox

@@ -124,6 +124,7 @@ def test_malformed_or_hostile_formulas_are_refused_with_a_message(text):
     assert verdict.status == "malformed" and verdict.message
 
 
+@pytest.mark.slow  # waits out a time limit
 def test_a_hostile_power_tower_times_out_instead_of_hanging():
     start = time.monotonic()
     verdict = symbolic.compare("9**9**9**9", "beta1", variables=("beta1",), timeout=2.0)

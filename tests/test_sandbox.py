@@ -8,7 +8,7 @@ import time
 
 import numpy as np
 import pytest
-from hostile.ordinary import as_user, ordinary_user
+from hostile.ordinary import MODES, as_user, ordinary_user
 
 from conftest import ROOT
 from reading_maths.sandbox import uids
@@ -253,7 +253,6 @@ def views(sandbox: Sandbox) -> tuple[str, dict, dict]:
     return kind, forked, view()[1]
 
 
-MODES = ["root", "user"] if os.geteuid() == 0 else ["user"]
 
 
 @needs_isolation

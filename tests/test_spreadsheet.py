@@ -8,13 +8,11 @@ per student, every field quoted, no cell starting a formula, each id recognisabl
 from __future__ import annotations
 
 import csv
-import shutil
 
 import pytest
 from nbgrader.api import Gradebook
-from test_autograde import nbgrader, reading_maths
+from test_autograde import generated_course, nbgrader, reading_maths
 
-from conftest import ROOT
 from reading_maths.reports.spreadsheet import FORMULA_START, NBGRADER_COLUMNS, cell
 
 A = "notation"
@@ -28,12 +26,7 @@ HOSTILE = {  # id -> (first name, last name, e-mail)
 
 @pytest.fixture(scope="module")
 def course(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("csv") / "course"
-    folder.mkdir()
-    for name in ("source", "graders"):
-        shutil.copytree(ROOT / name, folder / name)
-    shutil.copy(ROOT / "nbgrader_config.py", folder / "nbgrader_config.py")
-    nbgrader(folder, "generate_assignment", A, "--create", "--force", "--log-level=WARN")
+    folder = generated_course(tmp_path_factory.mktemp("csv") / "course", A)
     with Gradebook(f"sqlite:///{folder / 'gradebook.db'}") as gb:
         for student, (first, last, email) in HOSTILE.items():
             gb.update_or_create_student(student, first_name=first, last_name=last, email=email)

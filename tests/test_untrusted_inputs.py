@@ -18,7 +18,7 @@ from pathlib import Path
 import nbformat
 import pytest
 from nbgrader.api import Gradebook
-from test_autograde import nbgrader, reading_maths, run
+from test_autograde import generated_course, nbgrader, reading_maths, release_and_source, run
 
 from classroom.builder import answered
 from conftest import ROOT
@@ -31,19 +31,12 @@ STAMP = "%Y-%m-%d %H:%M:%S.%f UTC"
 
 
 def right_answers(course: Path) -> nbformat.NotebookNode:
-    release = nbformat.read(course / "release" / A / f"{A}.ipynb", as_version=4)
-    return answered(release, nbformat.read(course / "source" / A / f"{A}.ipynb", as_version=4))
+    return answered(*release_and_source(course, A))
 
 
 @pytest.fixture(scope="module")
 def course(tmp_path_factory) -> Path:
-    folder = tmp_path_factory.mktemp("untrusted") / "course"
-    folder.mkdir()
-    for name in ("source", "graders"):
-        shutil.copytree(ROOT / name, folder / name)
-    shutil.copy(ROOT / "nbgrader_config.py", folder / "nbgrader_config.py")
-    nbgrader(folder, "generate_assignment", A, "--create", "--force", "--log-level=WARN")
-    return folder
+    return generated_course(tmp_path_factory.mktemp("untrusted") / "course", A)
 
 
 def write(nb: nbformat.NotebookNode, path: Path) -> None:

@@ -107,6 +107,7 @@ values = st.recursive(
 )
 
 
+@pytest.mark.slow  # 400 examples: a few seconds of CPU
 @settings(max_examples=400, deadline=None)
 @given(values)
 def test_every_value_reads_the_same_across_the_wire(value):

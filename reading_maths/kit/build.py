@@ -3,7 +3,7 @@
 Each entry ``k`` is three names of the notebook: the dict ``entry_k`` (see
 :mod:`reading_maths.kit.entries`), the function ``implementation_k`` and the test ``test_k``.  Its
 grader file unpacks ``entry_cases(k, SEED, worked)`` into the cases named in :data:`CASES`; a failing case
-raises :class:`~reading_maths.kit.question.Failed` with an id of :data:`MISTAKES`.  The cases:
+raises :class:`~reading_maths.kit.mistakes.Failed` with an id of :data:`MISTAKES`.  The cases:
 
 - the symbol table covers every symbol of the equation (read with :mod:`reading_maths.kit.latex`);
 - the shapes agree: running the implementation on the example gives each dimension one size;
@@ -11,13 +11,13 @@ raises :class:`~reading_maths.kit.question.Failed` with an id of :data:`MISTAKES
 - the equation, where it can be read as a formula (:mod:`reading_maths.kit.equation_value`), gives the
   implementation's output and the hand-worked one on the example;
 - the test passes on the implementation, and it is strong: it kills mutants of the implementation
-  (:mod:`reading_maths.kit.strength`), one case per threshold of the share killed;
+  (:mod:`reading_maths.kit.strength`), one case per threshold of the share killed
+  (:mod:`reading_maths.kit.strength_case`);
 - the equation is new: not another entry's, not the worked entry's, not one the course works itself.
 """
 
 from __future__ import annotations
 
-import ast
 import inspect
 from collections.abc import Callable
 from typing import Any, cast
@@ -28,21 +28,13 @@ from otter.test_files import test_case
 from reading_maths.kit import latex
 from reading_maths.kit.entries import EntryFormatError, read_entry, same_output, shape_problems, tiny_problems
 from reading_maths.kit.equation_value import equation_value
-from reading_maths.kit.mistakes import Failed, Mistake
+from reading_maths.kit.mistakes import Mistake, failure
 from reading_maths.kit.novelty import COURSE_EQUATIONS, course_function, known_piece
 from reading_maths.kit.reference import hidden_rng
-from reading_maths.kit.strength import BUDGET, MIN_JUDGED, judged
+from reading_maths.kit.strength_case import THRESHOLDS, strong
 from reading_maths.sandbox.errors import CallTimeout, ProcessDied, StudentError
-from reading_maths.sandbox.mutant_calls import definition
 
 ENTRIES = (1, 2, 3)
-THRESHOLDS = (0.5, 0.7, 0.85, 1.0)
-"""A strength case passes when the test kills at least this share of the mutants that count."""
-ADVICE = ("A strong test checks the values of the hand-worked example, not only that the function runs or the "
-          "shape of what it returns, and pushes to the extremes: a batch of several rows, a large or a zero input, "
-          "parameters that are not all ones and zeros.")
-
-
 MISTAKES = (
     Mistake("entry-not-defined", "The entry's dict is not defined: its cell has not run."),
     Mistake("entry-format", "The entry's dict does not have the format the check cell under it asks for."),
@@ -75,10 +67,6 @@ MISTAKES = (
 """Every way an entry's case fails, by the id the report counts it under (the feedback says more)."""
 
 
-def _failure(mistake: str, feedback: str) -> Failed:
-    return Failed(feedback, mistake)
-
-
 def _signature(names: list[str]) -> inspect.Signature:
     return inspect.Signature([inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY) for n in names])
 
@@ -91,18 +79,18 @@ class _Entry:
         self.impl, self.test = env.get(f"implementation_{number}"), env.get(f"test_{number}")
         raw = env.get(self.name)
         if raw is None:
-            raise _failure("entry-not-defined",
+            raise failure("entry-not-defined",
                 f"`{self.name}` is not defined: run the cell of entry {number}.")
         try:
             self.entry = read_entry(raw, self.name)
         except EntryFormatError as exc:
-            raise _failure("entry-format",
+            raise failure("entry-format",
                 f"{exc} (run the check cell under the entry: it says what the format needs).") \
                 from None
 
     def function(self, value: Any, what: str) -> Any:
         if not callable(value):
-            raise _failure("not-a-function",
+            raise failure("not-a-function",
                 f"{self.name}: `{what}` should be a function, but it is "
                 f"{'not defined' if value is None else type(value).__name__}.")
         return value
@@ -113,14 +101,14 @@ class _Entry:
         try:
             return impl(**self.entry["inputs"])
         except CallTimeout:
-            raise _failure("implementation-did-not-finish",
+            raise failure("implementation-did-not-finish",
                 f"{self.name}: your implementation did not finish on your example.") from None
         except ProcessDied:
-            raise _failure("implementation-ended-process",
+            raise failure("implementation-ended-process",
                 f"{self.name}: your implementation ended the Python process running your "
                 "notebook.") from None
         except Exception as exc:  # noqa: BLE001 - the student's code raised: report it as feedback
-            raise _failure("implementation-raised",
+            raise failure("implementation-raised",
                 f"{self.name}: your implementation raised {_error(exc)} on your example's "
                 "inputs; it crashes before any check can run.") from None
 
@@ -144,11 +132,11 @@ def symbols_covered(e: _Entry) -> None:
     try:
         missing = latex.uncovered(e.entry["equation"], list(e.entry["symbols"]))
     except latex.LatexError as exc:
-        raise _failure("equation-not-latex",
+        raise failure("equation-not-latex",
             f"{e.name}: the equation cannot be read as LaTeX: {exc}.") from None
     if missing:
         shown = ", ".join(f"`{s}`" for s in missing)
-        raise _failure("symbols-missing",
+        raise failure("symbols-missing",
             f"{e.name}: the symbol table has no row for {shown}. For every symbol of the equation, write down "
             "its meaning and its shape, the ones computed inside the equation too; indices such as the i of x_i "
             "and operators such as \\log or \\sum are not symbols.")
@@ -157,7 +145,7 @@ def symbols_covered(e: _Entry) -> None:
 def shapes_agree(e: _Entry) -> None:
     problems = shape_problems(e.entry, e.output())
     if problems:
-        raise _failure("shapes-disagree",
+        raise failure("shapes-disagree",
             f"{e.name}: the shapes do not line up on your example: {'; '.join(problems)}. A shape that does not "
             "line up is proof something is misread: fix the symbol table or the implementation.")
 
@@ -165,7 +153,7 @@ def shapes_agree(e: _Entry) -> None:
 def example_reproduced(e: _Entry) -> None:
     output = e.output()
     if not same_output(output, e.entry["output"]):
-        raise _failure("example-not-reproduced",
+        raise failure("example-not-reproduced",
             f"{e.name}: on your example your implementation gives {_numbers(output)}, but the output you worked "
             f"by hand is {_numbers(e.entry['output'])}. If they agree you have read the equation correctly; if "
             "they do not, one of the two is wrong, and finding out which is the fastest learning available.")
@@ -190,7 +178,7 @@ def equation_agrees(e: _Entry) -> None:
         value, why = None, "read element by element its result's shape is not your implementation's"
     if value is None:
         if not same_output(output, hand):
-            raise _failure("equation-unread-example-wrong",
+            raise failure("equation-unread-example-wrong",
                 f"{e.name}: your equation could not be read as a formula ({why}), so it was not "
                 "checked against your code; and your implementation does not reproduce your "
                 "hand-worked output (see the case `example_reproduced`).")
@@ -198,7 +186,7 @@ def equation_agrees(e: _Entry) -> None:
     with np.errstate(invalid="ignore"):  # (a value is only kept beside code of its shape)
         agrees = bool(np.allclose(cast(np.ndarray, code), value, rtol=RTOL, atol=1e-6, equal_nan=True))
     if not agrees or not same_output(value, hand):
-        raise _failure("equation-disagrees",
+        raise failure("equation-disagrees",
             f"{e.name}: your equation, read as a formula and evaluated on your example's inputs, gives "
             f"{_numbers(value)}; your implementation gives {_numbers(output)} and your hand-worked output is "
             f"{_numbers(hand)}. The {'code' if not agrees else 'hand-worked output'} does not compute what the "
@@ -209,7 +197,7 @@ def equation_agrees(e: _Entry) -> None:
 def example_tiny(e: _Entry) -> None:
     problems = tiny_problems(e.entry)
     if problems:
-        raise _failure("example-not-tiny",
+        raise failure("example-not-tiny",
             f"{e.name}: the example is not one to work by hand: {'; '.join(problems)}. Plug in the smallest "
             "example that still has structure, with values you can compute in your head.")
 
@@ -219,93 +207,16 @@ def test_passes(e: _Entry) -> None:
     try:
         test()
     except CallTimeout:
-        raise _failure("test-did-not-finish",
+        raise failure("test-did-not-finish",
             f"{e.name}: your test did not finish within the time limit of one call (stated in the "
             "notebook), so it was stopped.") from None
     except ProcessDied:
-        raise _failure("test-ended-process",
+        raise failure("test-ended-process",
             f"{e.name}: your test ended the notebook's process.") from None
     except Exception as exc:  # noqa: BLE001 - the test failed: that is the feedback
-        raise _failure("test-fails",
+        raise failure("test-fails",
             f"{e.name}: your test fails on your own implementation ({_error(exc)}). A test "
             "must pass on a right implementation before it can catch wrong ones.") from None
-
-
-def test_habits(source: str) -> str | None:
-    """What a weak test's source shows: no assert at all, asserts of constants only, or shapes only."""
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
-    asserts = [n for n in ast.walk(tree) if isinstance(n, ast.Assert)]
-    checks = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and "assert" in ast.unparse(n.func).lower()]
-    if not asserts and not checks:
-        return "Your test asserts nothing: it passes whatever the implementation computes."
-    if not checks and all(isinstance(a.test, ast.Constant) for a in asserts):
-        return "Your test only asserts a constant (`assert True`): it passes whatever the implementation computes."
-    texts = [ast.unparse(n) for n in asserts + checks]
-    if all("shape" in t or "len(" in t or "ndim" in t for t in texts):
-        return "Your test only checks the shape of the result: a wrong formula of the right shape passes it."
-    return None
-
-
-def strong(e: _Entry, threshold: float, seed: int) -> None:
-    impl = e.function(e.impl, e.name.replace("entry", "implementation"))
-    test = e.function(e.test, e.name.replace("entry", "test"))
-    try:
-        found = judged(impl, test, e.entry, int(hidden_rng(seed, e.name).integers(2**32)))
-    except (LookupError, ValueError, StudentError) as exc:
-        raise _failure("source-unreadable",
-            f"{e.name}: the source of your implementation cannot be read ({exc}); write it as "
-            "one def in a cell.") from None
-    except (CallTimeout, ProcessDied):
-        raise _failure("process-stopped",
-            f"{e.name}: your test or your implementation stopped the notebook's process, so your "
-            "test could not be judged.") from None
-    if found.test_failed:
-        raise _failure("test-fails",
-            f"{e.name}: your test fails on your own implementation, so it cannot judge altered "
-            "copies of it: make it pass first.")
-    if found.decoy_timed_out:
-        raise _failure("test-too-slow",
-            f"{e.name}: your test was stopped after {found.decoy_timed_out:g} s, the time limit of "
-            "one run of it, on a copy of your implementation that computes the same thing, so it "
-            "could not be judged: make it faster (smaller inputs, fewer repetitions).")
-    if found.decoy_failed:
-        raise _failure("test-judges-how-written",
-            f"{e.name}: your test fails on a copy of your implementation that computes exactly the "
-            f"same thing, written differently ({found.decoy_failed}), so it judges how the function "
-            "is written (its source, its bytecode, its identity), not what it computes: it earns no "
-            "strength points. Test the outputs.")
-    if found.counted < MIN_JUDGED:
-        raise _failure("too-little-to-mutate",
-            f"{e.name}: too little to mutate: write the computation out. Only {found.counted} of "
-            f"the {found.mutants} mutants of your implementation compute something different, so "
-            "your test cannot be judged; write the equation's computation in the function itself, "
-            "not in another function it calls, and without code that does nothing.")
-    if found.share >= threshold:
-        return
-    steps = ", ".join(f"{t:.0%}" for t in THRESHOLDS[:-1]) + f" and {THRESHOLDS[-1]:.0%}"
-    lines = [f"{e.name}: your test caught {found.killed} of the {found.counted} mutants of your implementation "
-             f"({found.share:.0%}); it earns a point at each of {steps}."]
-    habit = test_habits(_source(test))
-    if habit:
-        lines.append(habit)
-    if found.survivors:
-        lines.append("Changes it missed: " + "; ".join(found.survivors[:4]) + ".")
-    if found.not_tried:
-        lines.append(f"{found.not_tried} mutants were not tried: the trials of one entry may take {BUDGET:g} s in "
-                     "all, and your test is too slow to try them all.")
-    lines.append(ADVICE)
-    raise _failure("weak-test",
-        " ".join(lines))
-
-
-def _source(test: Any) -> str:
-    try:
-        return definition(test)
-    except (LookupError, StudentError, CallTimeout, ProcessDied):
-        return ""
 
 
 def equation_new(e: _Entry, others: dict[str, Any], worked: dict[str, str], seed: int) -> None:
@@ -319,17 +230,17 @@ def equation_new(e: _Entry, others: dict[str, Any], worked: dict[str, str], seed
         same = [what for what, other in known.items() if latex.same_equation(equation, other)]
         same += [what for what, other in course.items() if known_piece(equation, other)]
     except latex.LatexError as exc:
-        raise _failure("equation-not-latex",
+        raise failure("equation-not-latex",
             f"{e.name}: the equation cannot be read as LaTeX: {exc}.") from None
     if same:
-        raise _failure("equation-not-new",
+        raise failure("equation-not-new",
             f"{e.name}: the equation is the same as {same[0]}'s, or a piece of it, up to the names "
             "of its symbols. Pick three different equations from papers you care about, none of "
             "them the worked entry or one the course works.")
     if callable(e.impl):
         computed = course_function(e.impl, e.entry, hidden_rng(seed, e.name + "/new"))
         if computed:
-            raise _failure("equation-computes-course-function",
+            raise failure("equation-computes-course-function",
                 f"{e.name}: your implementation computes the course's {computed} (on your example "
                 "and on random inputs of the shapes you declared), so the equation is not new. "
                 "Pick an equation the course does not work.")

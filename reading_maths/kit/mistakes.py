@@ -19,6 +19,11 @@ class Failed(AssertionError):
         self.mistake = mistake
 
 
+def failure(mistake: str, feedback: str) -> Failed:
+    """The :class:`Failed` naming ``mistake``: the id first, so that a long feedback can follow."""
+    return Failed(feedback, mistake)
+
+
 @dataclass(frozen=True)
 class Mistake:
     """A realistic mistake and what to tell the student who made it: an entry of a grader's catalogue."""

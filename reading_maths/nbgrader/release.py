@@ -12,7 +12,7 @@ import nbformat
 from reading_maths.course import assignments as course_assignments
 from reading_maths.nbgrader.environment import course_directory, nbgrader_env
 from reading_maths.nbgrader.term import due_dates, write_due_dates
-from reading_maths.scaffold import sync_points
+from reading_maths.scaffold import sync_generated_cells
 
 
 def generate(root: Path, assignment: str, db_url: str | None = None) -> Path:
@@ -39,7 +39,8 @@ def clean(notebook: Path) -> None:
 def release(root: Path, assignments: list[str] | None = None,
             db_url: str | None = None) -> dict[str, dt.datetime | None]:
     """Regenerate ``release/<assignment>/`` for each assignment (all that exist by default), each grade cell's
-    points first taken from its grader (:func:`~reading_maths.scaffold.sync_points`), and write the due dates
+    points first taken from its grader (:func:`~reading_maths.scaffold.sync_generated_cells`, with the grade cells'
+    boilerplate and the helper cells' kit modules), and write the due dates
     of ``c.Term.due_dates`` into the gradebook; returns each assignment's due date (None: none)."""
     known = sorted(p.stem for p in Path(root, "source").glob("*/*.ipynb") if p.stem == p.parent.name)
     unknown = [a for a in assignments or [] if a not in known]
@@ -47,7 +48,7 @@ def release(root: Path, assignments: list[str] | None = None,
         raise LookupError(f"no assignment {unknown[0]!r} in source/; known assignments: {', '.join(known)}")
     chosen = assignments or [a.id for a in course_assignments(root)]
     for assignment in chosen:
-        sync_points(root, assignment)
+        sync_generated_cells(root, assignment)
         for notebook in generate(root, assignment, db_url).glob("*.ipynb"):
             clean(notebook)
     dates = write_due_dates(db_url or course_directory(root).db_url, due_dates(root), chosen)

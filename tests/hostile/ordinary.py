@@ -20,6 +20,8 @@ import sys
 from pathlib import Path
 
 NAME = "rm-grader"
+MODES = ["root", "user"] if os.geteuid() == 0 else ["user"]
+"""Who the sandbox tests grade as: root and the ordinary user when run as root, else the user running them."""
 
 
 def _traversable(uid: int, paths: list[Path]) -> None:

@@ -6,8 +6,11 @@ it has.  Entries 2 and 3 have corpora of their own, on other equations.
 """
 
 import math
+from functools import partial
 
 import numpy as np
+
+from classroom.corpus import entry_answer
 
 # -- right: real equations, complete entries ----------------------------------------------------------
 
@@ -235,18 +238,17 @@ POSITIONAL = {
 }
 
 
-def _right(entry, implementation, test):
-    return {"entry_1": entry, "implementation_1": implementation, "test_1": test}
+_entry = partial(entry_answer, 1)  # (entry, implementation, test)
 
 
 RIGHT = {
-    "gelu-tanh": _right(GELU, gelu, test_gelu),
-    "gelu-exact-unicode-keys": _right(GELU_EXACT, gelu_exact, test_gelu_exact),
-    "rms-norm-paper-letters": _right(RMS_NORM, rms_norm, test_rms_norm),
-    "kl-two-gaussians": _right(KL, kl_gaussians, test_kl_gaussians),
-    "cross-entropy-integer-labels": _right(CROSS_ENTROPY, cross_entropy, test_cross_entropy),
-    "masked-attention": _right(MASKED_ATTENTION, masked_attention, test_masked_attention),
-    "positional-encoding-loops": _right(POSITIONAL, positional_encoding, test_positional_encoding),
+    "gelu-tanh": _entry(GELU, gelu, test_gelu),
+    "gelu-exact-unicode-keys": _entry(GELU_EXACT, gelu_exact, test_gelu_exact),
+    "rms-norm-paper-letters": _entry(RMS_NORM, rms_norm, test_rms_norm),
+    "kl-two-gaussians": _entry(KL, kl_gaussians, test_kl_gaussians),
+    "cross-entropy-integer-labels": _entry(CROSS_ENTROPY, cross_entropy, test_cross_entropy),
+    "masked-attention": _entry(MASKED_ATTENTION, masked_attention, test_masked_attention),
+    "positional-encoding-loops": _entry(POSITIONAL, positional_encoding, test_positional_encoding),
 }
 
 
@@ -418,48 +420,44 @@ CE_WITHOUT_N = dict(CROSS_ENTROPY, symbols={k: v for k, v in CROSS_ENTROPY["symb
 GELU_LONG = dict(GELU, example={"inputs": {"x": [-1.25, 0.3333, 2.7182]}, "output": [-0.1323, 0.2102, 2.7098]})
 
 
-def _wrong(entry, implementation, test):
-    return {"entry_1": entry, "implementation_1": implementation, "test_1": test}
-
-
 WRONG = {
-    "test-asserts-nothing": (_wrong(RMS_NORM, rms_norm, test_runs_only), "Your test asserts nothing"),
-    "test-asserts-only-true": (_wrong(RMS_NORM, rms_norm, test_asserts_true), "only asserts a constant"),
-    "test-checks-only-the-shape": (_wrong(RMS_NORM, rms_norm, test_shape_only), "only checks the shape"),
-    "test-only-the-example-with-unit-gain": (_wrong(RMS_NORM, rms_norm, test_example_only_with_ones),
+    "test-asserts-nothing": (_entry(RMS_NORM, rms_norm, test_runs_only), "Your test asserts nothing"),
+    "test-asserts-only-true": (_entry(RMS_NORM, rms_norm, test_asserts_true), "only asserts a constant"),
+    "test-checks-only-the-shape": (_entry(RMS_NORM, rms_norm, test_shape_only), "only checks the shape"),
+    "test-only-the-example-with-unit-gain": (_entry(RMS_NORM, rms_norm, test_example_only_with_ones),
                                              "Changes it missed"),
-    "test-fails-on-its-own-implementation": (_wrong(RMS_NORM, rms_norm, test_fails),
+    "test-fails-on-its-own-implementation": (_entry(RMS_NORM, rms_norm, test_fails),
                                              "your test fails on your own implementation"),
-    "test-compares-bytecode-with-a-copy": (_wrong(RMS_NORM, rms_norm, test_bytecode_of_a_copy),
+    "test-compares-bytecode-with-a-copy": (_entry(RMS_NORM, rms_norm, test_bytecode_of_a_copy),
                                            "judges how the function is written"),
-    "test-passes-its-first-run-only": (_wrong(RMS_NORM, rms_norm, test_passes_its_first_run_only),
+    "test-passes-its-first-run-only": (_entry(RMS_NORM, rms_norm, test_passes_its_first_run_only),
                                        "Changes it missed"),
-    "test-compares-with-a-copy-in-a-default": (_wrong(RMS_NORM, rms_norm, test_against_a_copy_in_a_default),
+    "test-compares-with-a-copy-in-a-default": (_entry(RMS_NORM, rms_norm, test_against_a_copy_in_a_default),
                                                "Changes it missed"),
     "dead-arithmetic-makes-every-mutant-equivalent": (
-        _wrong(RMS_NORM, rms_norm_with_dead_arithmetic, test_dead_arithmetic_nothing), "too little to mutate"),
-    "example-not-reproduced": (_wrong(MISREAD_OUTPUT, rms_norm, test_rms_norm), "the output you worked by hand"),
-    "shapes-contradict": (_wrong(CONTRADICTING_SHAPES, rms_norm, test_rms_norm), "the shapes do not line up"),
-    "missing-symbol": (_wrong(MISSING_SYMBOL, rms_norm, test_rms_norm), "the symbol table has no row for `\\epsilon`"),
-    "example-not-tiny": (_wrong(NOT_TINY, rms_norm, test_rms_norm), "not one to work by hand"),
-    "copy-of-the-worked-entry": (_wrong(_worked_copy(), layer_norm, test_layer_norm), "the worked entry (layer norm)"),
-    "the-course-attention": (_wrong(COURSE_ATTENTION, attention_with_a_mask_argument, test_masked_attention),
+        _entry(RMS_NORM, rms_norm_with_dead_arithmetic, test_dead_arithmetic_nothing), "too little to mutate"),
+    "example-not-reproduced": (_entry(MISREAD_OUTPUT, rms_norm, test_rms_norm), "the output you worked by hand"),
+    "shapes-contradict": (_entry(CONTRADICTING_SHAPES, rms_norm, test_rms_norm), "the shapes do not line up"),
+    "missing-symbol": (_entry(MISSING_SYMBOL, rms_norm, test_rms_norm), "the symbol table has no row for `\\epsilon`"),
+    "example-not-tiny": (_entry(NOT_TINY, rms_norm, test_rms_norm), "not one to work by hand"),
+    "copy-of-the-worked-entry": (_entry(_worked_copy(), layer_norm, test_layer_norm), "the worked entry (layer norm)"),
+    "the-course-attention": (_entry(COURSE_ATTENTION, attention_with_a_mask_argument, test_masked_attention),
                              "the same as scaled dot-product attention's"),
-    "implementation-hands-its-work-to-a-helper": (_wrong(MASKED_ATTENTION, attention_with_a_mask_argument,
+    "implementation-hands-its-work-to-a-helper": (_entry(MASKED_ATTENTION, attention_with_a_mask_argument,
                                                          test_runs_only), "too little to mutate"),
-    "implementation-crashes": (_wrong(RMS_NORM, crashing_rms_norm, test_crashing),
+    "implementation-crashes": (_entry(RMS_NORM, crashing_rms_norm, test_crashing),
                                "your implementation raised AxisError"),
-    "no-example": (_wrong(NO_EXAMPLE, rms_norm, test_rms_norm), "has no 'example'"),
-    "gelu-test-asserts-only-true": (_wrong(GELU, gelu, test_gelu_asserts_true), "only asserts a constant"),
-    "attention-test-checks-only-the-shape": (_wrong(MASKED_ATTENTION, masked_attention, test_attention_shape_only),
+    "no-example": (_entry(NO_EXAMPLE, rms_norm, test_rms_norm), "has no 'example'"),
+    "gelu-test-asserts-only-true": (_entry(GELU, gelu, test_gelu_asserts_true), "only asserts a constant"),
+    "attention-test-checks-only-the-shape": (_entry(MASKED_ATTENTION, masked_attention, test_attention_shape_only),
                                              "only checks the shape"),
-    "kl-test-checks-the-bytecode-size": (_wrong(KL, kl_gaussians, test_kl_source_size),
+    "kl-test-checks-the-bytecode-size": (_entry(KL, kl_gaussians, test_kl_source_size),
                                          "judges how the function is written"),
-    "kl-example-not-reproduced": (_wrong(KL_MISREAD, kl_gaussians, test_kl_gaussians), "the output you worked by hand"),
-    "cross-entropy-missing-symbol": (_wrong(CE_WITHOUT_N, cross_entropy, test_cross_entropy),
+    "kl-example-not-reproduced": (_entry(KL_MISREAD, kl_gaussians, test_kl_gaussians), "the output you worked by hand"),
+    "cross-entropy-missing-symbol": (_entry(CE_WITHOUT_N, cross_entropy, test_cross_entropy),
                                      "the symbol table has no row for `N`"),
-    "gelu-example-not-tiny": (_wrong(GELU_LONG, gelu, test_gelu), "long numbers such as 0.3333"),
-    "implementation-not-a-function": (_wrong(RMS_NORM, "x / rms(x) * g", test_rms_norm), "should be a function"),
+    "gelu-example-not-tiny": (_entry(GELU_LONG, gelu, test_gelu), "long numbers such as 0.3333"),
+    "implementation-not-a-function": (_entry(RMS_NORM, "x / rms(x) * g", test_rms_norm), "should be a function"),
 }
 
 SCORES = {  # the cheats: what each must score (out of 11), whatever the order its runs are made in
@@ -502,4 +500,4 @@ FRESH_COSINE = {
     "example": {"inputs": {"u": [[1.0, 0.0], [1.0, 1.0]], "v": [[0.0, 2.0], [2.0, 2.0]]}, "output": [0.0, 1.0]},
 }
 
-RIGHT["fresh-cosine-einsum-lVert"] = _right(FRESH_COSINE, fresh_cosine, test_fresh_cosine)
+RIGHT["fresh-cosine-einsum-lVert"] = _entry(FRESH_COSINE, fresh_cosine, test_fresh_cosine)

@@ -4,6 +4,8 @@ import math
 
 import numpy as np
 
+from classroom.corpus import answers
+
 # -- right ---------------------------------------------------------------------------------------------
 
 
@@ -88,30 +90,35 @@ def _state_dict(grad, theta0, steps, alpha=0.001, beta1=0.9, beta2=0.999, eps=1e
     return state["theta"]
 
 
-RIGHT = {
-    "own-step-function": {"adam": _with_own_step},
-    "while-loop": {"adam": _while_loop},
-    "in-place-on-copies": {"adam": _in_place_copies},
-    "running-powers": {"adam": _running_powers},
-    "math-elementwise-list": {"adam": _math_elementwise_list},
-    "state-dict": {"adam": _state_dict},
-}
+RIGHT = answers("adam", {
+    "own-step-function": _with_own_step,
+    "while-loop": _while_loop,
+    "in-place-on-copies": _in_place_copies,
+    "running-powers": _running_powers,
+    "math-elementwise-list": _math_elementwise_list,
+    "state-dict": _state_dict,
+})
 
 
 # -- wrong ---------------------------------------------------------------------------------------------
 
 
-def _mutates_theta0(grad, theta0, steps, alpha=0.001, beta1=0.9, beta2=0.999, eps=1e-8):
-    theta = theta0  # not a copy: the caller's theta0 changes
-    if theta.dtype != float:
-        theta = theta.astype(float)
-    m, v = np.zeros_like(theta), np.zeros_like(theta)
+def _in_place(grad, theta, steps, alpha, beta1, beta2, eps):
+    """Adam's steps, each updating ``theta`` itself."""
+    m, v = np.zeros(theta.shape), np.zeros(theta.shape)
     for t in range(1, steps + 1):
         g = grad(theta)
         m = beta1 * m + (1 - beta1) * g
         v = beta2 * v + (1 - beta2) * g**2
         theta -= alpha * (m / (1 - beta1**t)) / (np.sqrt(v / (1 - beta2**t)) + eps)
     return theta
+
+
+def _mutates_theta0(grad, theta0, steps, alpha=0.001, beta1=0.9, beta2=0.999, eps=1e-8):
+    theta = theta0  # not a copy: the caller's theta0 changes
+    if theta.dtype != float:
+        theta = theta.astype(float)
+    return _in_place(grad, theta, steps, alpha, beta1, beta2, eps)
 
 
 def _returns_tuple(grad, theta0, steps, alpha=0.001, beta1=0.9, beta2=0.999, eps=1e-8):
@@ -145,13 +152,7 @@ def _t_fixed_at_one(grad, theta0, steps, alpha=0.001, beta1=0.9, beta2=0.999, ep
 
 def _integer_theta(grad, theta0, steps, alpha=0.001, beta1=0.9, beta2=0.999, eps=1e-8):
     theta = np.array(theta0)  # an integer theta0 stays integer, and the in-place update raises
-    m, v = np.zeros(theta.shape), np.zeros(theta.shape)
-    for t in range(1, steps + 1):
-        g = grad(theta)
-        m = beta1 * m + (1 - beta1) * g
-        v = beta2 * v + (1 - beta2) * g**2
-        theta -= alpha * (m / (1 - beta1**t)) / (np.sqrt(v / (1 - beta2**t)) + eps)
-    return theta
+    return _in_place(grad, theta, steps, alpha, beta1, beta2, eps)
 
 
 def _sign_flipped(grad, theta0, steps, alpha=0.001, beta1=0.9, beta2=0.999, eps=1e-8):
@@ -269,10 +270,10 @@ def _dict_of_hyperparameters(grad, theta0, steps, **hyper):
     return theta
 
 
-RIGHT.update({
-    "optimiser-class": {"adam": _optimiser_class},
-    "generator": {"adam": _generator},
-    "hyperparameters-as-kwargs": {"adam": _dict_of_hyperparameters},
+RIGHT |= answers("adam", {
+    "optimiser-class": _optimiser_class,
+    "generator": _generator,
+    "hyperparameters-as-kwargs": _dict_of_hyperparameters,
 })
 
 
@@ -320,11 +321,11 @@ def _fresh_while_t(grad, theta0, steps, alpha=0.001, beta1=0.9, beta2=0.999, eps
     return theta
 
 
-RIGHT.update({
-    "fresh-star-unpacked-state": {"adam": _fresh_star_unpack},
-    "fresh-history-list": {"adam": _fresh_history},
-    "fresh-zero-times-theta": {"adam": _fresh_zero_times},
-    "fresh-while-counter": {"adam": _fresh_while_t},
+RIGHT |= answers("adam", {
+    "fresh-star-unpacked-state": _fresh_star_unpack,
+    "fresh-history-list": _fresh_history,
+    "fresh-zero-times-theta": _fresh_zero_times,
+    "fresh-while-counter": _fresh_while_t,
 })
 
 

@@ -4,6 +4,8 @@ import math
 
 import numpy as np
 
+from classroom.corpus import answers
+
 # -- right ---------------------------------------------------------------------------------------------
 
 
@@ -63,14 +65,14 @@ def _hats_by_power(theta, g, m, v, t, alpha=0.001, beta1=0.9, beta2=0.999, eps=1
     return np.asarray(theta) - alpha * m_hat / (v_hat**0.5 + eps), m_t, v_t
 
 
-RIGHT = {
-    "line-by-line": {"adam_step": _line_by_line},
-    "copies-then-in-place": {"adam_step": _copies_then_in_place},
-    "math-pow-returns-list": {"adam_step": _math_pow_list},
-    "element-wise-loop": {"adam_step": _elementwise_loop},
-    "stacked-array": {"adam_step": _stacked_array},
-    "hats-by-power": {"adam_step": _hats_by_power},
-}
+RIGHT = answers("adam_step", {
+    "line-by-line": _line_by_line,
+    "copies-then-in-place": _copies_then_in_place,
+    "math-pow-returns-list": _math_pow_list,
+    "element-wise-loop": _elementwise_loop,
+    "stacked-array": _stacked_array,
+    "hats-by-power": _hats_by_power,
+})
 
 
 # -- wrong ---------------------------------------------------------------------------------------------
@@ -194,10 +196,10 @@ def _typed(theta: np.ndarray, g: np.ndarray, m: np.ndarray, v: np.ndarray, t: in
     return np.subtract(theta, step), m_t, v_t
 
 
-RIGHT.update({
-    "state-dict": {"adam_step": _state_dict},
-    "flat-python-lists": {"adam_step": _flat_lists},
-    "ufuncs-type-hints": {"adam_step": _typed},
+RIGHT |= answers("adam_step", {
+    "state-dict": _state_dict,
+    "flat-python-lists": _flat_lists,
+    "ufuncs-type-hints": _typed,
 })
 
 
@@ -248,11 +250,11 @@ def _fresh_ufuncs(theta, g, m, v, t, alpha=0.001, beta1=0.9, beta2=0.999, eps=1e
     return np.subtract(theta, alpha * m_hat / (np.sqrt(v_hat) + eps)), new_m, new_v
 
 
-RIGHT.update({
-    "fresh-math-pow-in-place": {"adam_step": _fresh_math_pow},
-    "fresh-state-class": {"adam_step": _fresh_class},
-    "fresh-torch-names-in-place": {"adam_step": _fresh_torch_names},
-    "fresh-numpy-ufuncs": {"adam_step": _fresh_ufuncs},
+RIGHT |= answers("adam_step", {
+    "fresh-math-pow-in-place": _fresh_math_pow,
+    "fresh-state-class": _fresh_class,
+    "fresh-torch-names-in-place": _fresh_torch_names,
+    "fresh-numpy-ufuncs": _fresh_ufuncs,
 })
 
 

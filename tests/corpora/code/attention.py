@@ -4,6 +4,8 @@ import math
 
 import numpy as np
 
+from classroom.corpus import answers
+
 # -- right ---------------------------------------------------------------------------------------------
 
 
@@ -77,16 +79,16 @@ def _dot_and_scaled_queries(Q, K, V):
     return np.dot(W / W.sum(axis=-1)[:, None], V)
 
 
-RIGHT = {
-    "text-style": {"attention": _text_style},
-    "companion-style": {"attention": _companion_style},
-    "einsum": {"attention": _einsum},
-    "own-softmax": {"attention": _own_softmax},
-    "per-query-loop": {"attention": _per_query_loop},
-    "pure-python-lists": {"attention": _pure_python},
-    "logsumexp": {"attention": _logsumexp},
-    "scaled-queries-np-dot": {"attention": _dot_and_scaled_queries},
-}
+RIGHT = answers("attention", {
+    "text-style": _text_style,
+    "companion-style": _companion_style,
+    "einsum": _einsum,
+    "own-softmax": _own_softmax,
+    "per-query-loop": _per_query_loop,
+    "pure-python-lists": _pure_python,
+    "logsumexp": _logsumexp,
+    "scaled-queries-np-dot": _dot_and_scaled_queries,
+})
 
 
 # -- wrong ---------------------------------------------------------------------------------------------
@@ -239,11 +241,11 @@ def _lists_comprehension(Q, K, V):
     return np.einsum("nm,mv->nv", W, V)
 
 
-RIGHT.update({
-    "query-by-query-math": {"attention": _query_by_query},
-    "matmul-swapaxes-hints": {"attention": _matmul_swapaxes},
-    "module-class": {"attention": _Attention()},
-    "list-comprehensions": {"attention": _lists_comprehension},
+RIGHT |= answers("attention", {
+    "query-by-query-math": _query_by_query,
+    "matmul-swapaxes-hints": _matmul_swapaxes,
+    "module-class": _Attention(),
+    "list-comprehensions": _lists_comprehension,
 })
 
 
@@ -292,12 +294,12 @@ def _fresh_vstack_queries(Q, K, V):
     return np.vstack(rows) @ np.asarray(V, dtype=float)
 
 
-RIGHT.update({
-    "fresh-einsum-lambda": {"attention": _fresh_einsum_lambda},
-    "fresh-matmul-transpose-pow-half": {"attention": _fresh_matmul_transpose},
-    "fresh-double-loop": {"attention": _fresh_double_loop},
-    "fresh-broadcast-none-in-place": {"attention": _fresh_broadcast_none},
-    "fresh-vstack-queries": {"attention": _fresh_vstack_queries},
+RIGHT |= answers("attention", {
+    "fresh-einsum-lambda": _fresh_einsum_lambda,
+    "fresh-matmul-transpose-pow-half": _fresh_matmul_transpose,
+    "fresh-double-loop": _fresh_double_loop,
+    "fresh-broadcast-none-in-place": _fresh_broadcast_none,
+    "fresh-vstack-queries": _fresh_vstack_queries,
 })
 
 

@@ -4,6 +4,8 @@ import math
 
 import numpy as np
 
+from classroom.corpus import answers
+
 # -- right ---------------------------------------------------------------------------------------------
 
 
@@ -65,16 +67,16 @@ def _log_sigmoid_helper(pi_w, pi_l, ref_w, ref_l, beta=0.1):
     return -log_sigmoid(beta * (pi_logratios - ref_logratios)).mean()  # the DPO paper's own grouping
 
 
-RIGHT = {
-    "text-style": {"dpo_loss": _text_style},
-    "log-ratios-first": {"dpo_loss": _log_ratios_first},
-    "two-branch-softplus": {"dpo_loss": _two_branch_softplus},
-    "max-plus-log1p": {"dpo_loss": _max_plus_log1p},
-    "python-loop-math": {"dpo_loss": _python_loop},
-    "zero-d-array": {"dpo_loss": _zero_d_array},
-    "in-place-on-copies": {"dpo_loss": _in_place_on_copies},
-    "paper-grouping": {"dpo_loss": _log_sigmoid_helper},
-}
+RIGHT = answers("dpo_loss", {
+    "text-style": _text_style,
+    "log-ratios-first": _log_ratios_first,
+    "two-branch-softplus": _two_branch_softplus,
+    "max-plus-log1p": _max_plus_log1p,
+    "python-loop-math": _python_loop,
+    "zero-d-array": _zero_d_array,
+    "in-place-on-copies": _in_place_on_copies,
+    "paper-grouping": _log_sigmoid_helper,
+})
 
 
 # -- wrong ---------------------------------------------------------------------------------------------
@@ -193,11 +195,11 @@ class _DPO:
         return np.mean(np.logaddexp(0, -beta * (chosen - rejected)))
 
 
-RIGHT.update({
-    "branching-log1p-math": {"dpo_loss": _branching_log1p},
-    "np-where-stable": {"dpo_loss": _where_stable},
-    "list-comprehension": {"dpo_loss": _comprehension},
-    "callable-class": {"dpo_loss": _DPO()},
+RIGHT |= answers("dpo_loss", {
+    "branching-log1p-math": _branching_log1p,
+    "np-where-stable": _where_stable,
+    "list-comprehension": _comprehension,
+    "callable-class": _DPO(),
 })
 
 
@@ -236,12 +238,12 @@ def _fresh_sum_over_len(pi_w, pi_l, ref_w, ref_l, beta=0.1):
     return np.sum(np.logaddexp(0, -diff)) / len(diff)
 
 
-RIGHT.update({
-    "fresh-python-loop-two-branches": {"dpo_loss": _fresh_python_loop},
-    "fresh-np-vectorize-softplus": {"dpo_loss": _fresh_vectorized_softplus},
-    "fresh-logratios-item": {"dpo_loss": _fresh_logratios_item},
-    "fresh-where-two-branches": {"dpo_loss": _fresh_where_two_branches},
-    "fresh-sum-over-len": {"dpo_loss": _fresh_sum_over_len},
+RIGHT |= answers("dpo_loss", {
+    "fresh-python-loop-two-branches": _fresh_python_loop,
+    "fresh-np-vectorize-softplus": _fresh_vectorized_softplus,
+    "fresh-logratios-item": _fresh_logratios_item,
+    "fresh-where-two-branches": _fresh_where_two_branches,
+    "fresh-sum-over-len": _fresh_sum_over_len,
 })
 
 

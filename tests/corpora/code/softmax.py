@@ -4,6 +4,8 @@ import math
 
 import numpy as np
 
+from classroom.corpus import answers
+
 # -- right ---------------------------------------------------------------------------------------------
 
 
@@ -84,18 +86,18 @@ def _nan_to_num(z, T=1.0):
     return e / e.sum(axis=-1, keepdims=True)
 
 
-RIGHT = {
-    "text-style": {"softmax": _text_style},
-    "logsumexp": {"softmax": _logsumexp},
-    "python-rows-math-exp": {"softmax": _python_rows},
-    "apply-along-axis": {"softmax": _apply_along_axis},
-    "in-place-on-a-copy": {"softmax": _in_place_on_copy},
-    "ndindex-loop": {"softmax": _moveaxis_loop},
-    "returns-list": {"softmax": _returns_list},
-    "reciprocal-broadcast": {"softmax": _einsum_free_broadcast},
-    "transpose-trick": {"softmax": _transposed},
-    "nan-to-num": {"softmax": _nan_to_num},
-}
+RIGHT = answers("softmax", {
+    "text-style": _text_style,
+    "logsumexp": _logsumexp,
+    "python-rows-math-exp": _python_rows,
+    "apply-along-axis": _apply_along_axis,
+    "in-place-on-a-copy": _in_place_on_copy,
+    "ndindex-loop": _moveaxis_loop,
+    "returns-list": _returns_list,
+    "reciprocal-broadcast": _einsum_free_broadcast,
+    "transpose-trick": _transposed,
+    "nan-to-num": _nan_to_num,
+})
 
 
 # -- wrong ---------------------------------------------------------------------------------------------
@@ -274,16 +276,17 @@ def _einsum_normaliser(z, T=1.0):
     return e / np.einsum("...k->...", e)[..., np.newaxis]
 
 
-RIGHT.update({
-    "type-hints-docstring-print": {"softmax": _hinted},
-    "apply-along-axis": {"softmax": _along_axis},
-    "callable-class": {"softmax": _Softmax()},
-    "logsumexp-by-hand": {"softmax": _log_sum_exp_by_hand},
-    "math-over-ndindex": {"softmax": _math_ndindex},
-    "einsum-normaliser": {"softmax": _einsum_normaliser},
-    "lambda": {"softmax": lambda z, T=1.0: (lambda x: np.exp(x - x.max(-1, keepdims=True))
-                                              / np.exp(x - x.max(-1, keepdims=True)).sum(-1, keepdims=True))(
-        np.asarray(z, dtype=float) / T)},
+_LAMBDA = lambda z, T=1.0: (lambda x: np.exp(x - x.max(-1, keepdims=True))  # noqa: E731
+                             / np.exp(x - x.max(-1, keepdims=True)).sum(-1, keepdims=True))(np.asarray(z, dtype=float) / T)
+
+RIGHT |= answers("softmax", {
+    "type-hints-docstring-print": _hinted,
+    "apply-along-axis": _along_axis,
+    "callable-class": _Softmax(),
+    "logsumexp-by-hand": _log_sum_exp_by_hand,
+    "math-over-ndindex": _math_ndindex,
+    "einsum-normaliser": _einsum_normaliser,
+    "lambda": _LAMBDA,
 })
 
 
@@ -321,11 +324,11 @@ def _fresh_rows_math(z, T=1.0):
     return np.apply_along_axis(row, -1, np.asarray(z, dtype=float), T)
 
 
-RIGHT.update({
-    "fresh-logsumexp-helper": {"softmax": _fresh_lse_helper},
-    "fresh-shift-then-divide": {"softmax": _fresh_shift_then_divide},
-    "fresh-torch-like-dim": {"softmax": _fresh_torch_like},
-    "fresh-math-rows-with-T-argument": {"softmax": _fresh_rows_math},
+RIGHT |= answers("softmax", {
+    "fresh-logsumexp-helper": _fresh_lse_helper,
+    "fresh-shift-then-divide": _fresh_shift_then_divide,
+    "fresh-torch-like-dim": _fresh_torch_like,
+    "fresh-math-rows-with-T-argument": _fresh_rows_math,
 })
 
 

@@ -1,26 +1,28 @@
 """Corpora for matching_code: {item number: letter}."""
+
+from classroom.corpus import key_changer
+
 KEY = {1: "g", 2: "h", 3: "o", 4: "d", 5: "k", 6: "n", 7: "b", 8: "j", 9: "m", 10: "e"}
 
 
-def _with(**changes):
-    return {"match_code": {**KEY, **{int(k[1:]): v for k, v in changes.items()}}}
+_with = key_changer("match_code", KEY)
 
 
 RIGHT = {
-    "int_keys": {"match_code": dict(KEY)},
+    "int_keys": _with(),
     "str_keys": {"match_code": {str(k): v for k, v in KEY.items()}},
     "upper": {"match_code": {k: v.upper() for k, v in KEY.items()}},
     "dotted": {"match_code": {k: f"{v}." for k, v in KEY.items()}},
     "mixed_keys": {"match_code": {(k if k % 2 else str(k)): v for k, v in KEY.items()}},
 }
 WRONG = {
-    "elementwise_for_dot": (_with(i1="c"), "element-wise product, a vector"),
-    "max_for_argmax": (_with(i8="a"), "max, not argmax"),
-    "g_at_g": (_with(i6="f"), "adds the squares"),
-    "wrong_transpose": (_with(i7="i"), "transposes the wrong matrix"),
-    "matmul_for_odot": (_with(i10="p"), "element-wise"),
-    "one_to_many": (_with(i2=("h", "l")), "gives 2 options"),
-    "letter_in_list": (_with(i3=["o"]), "write the letter itself as a string"),
+    "elementwise_for_dot": (_with({1: "c"}), "element-wise product, a vector"),
+    "max_for_argmax": (_with({8: "a"}), "max, not argmax"),
+    "g_at_g": (_with({6: "f"}), "adds the squares"),
+    "wrong_transpose": (_with({7: "i"}), "transposes the wrong matrix"),
+    "matmul_for_odot": (_with({10: "p"}), "element-wise"),
+    "one_to_many": (_with({2: ("h", "l")}), "gives 2 options"),
+    "letter_in_list": (_with({3: ["o"]}), "write the letter itself as a string"),
     "tuple_answer": ({"match_code": tuple(KEY.items())}, "should be a dict"),
     "none": ({"match_code": None}, None),
 }

@@ -1,27 +1,29 @@
 """Corpora for matching_symbols: {item number: letter}."""
+
+from classroom.corpus import key_changer
+
 KEY = {1: "e", 2: "i", 3: "l", 4: "b", 5: "n", 6: "h", 7: "k", 8: "c", 9: "f"}
 
 
-def _with(**changes):
-    return {"match_symbols": {**KEY, **{int(k[1:]): v for k, v in changes.items()}}}
+_with = key_changer("match_symbols", KEY)
 
 
 RIGHT = {
-    "int_keys": {"match_symbols": dict(KEY)},
+    "int_keys": _with(),
     "str_keys": {"match_symbols": {str(k): v for k, v in KEY.items()}},
     "upper_letters": {"match_symbols": {k: v.upper() for k, v in KEY.items()}},
     "bracketed": {"match_symbols": {k: f"({v})" for k, v in KEY.items()}},
     "padded_str_keys": {"match_symbols": {f" {k} ": f" {v} " for k, v in KEY.items()}},
 }
 WRONG = {
-    "argmax_value_distractor": (_with(i2="a"), "max_x f(x), not argmax"),
-    "kl_distance_distractor": (_with(i4="j"), "KL is not symmetric"),
-    "approx_distractor": (_with(i5="d"), "drawn from"),
-    "true_label_distractor": (_with(i7="g"), "marks the prediction"),
-    "one_to_many": (_with(i1=["e", "a"]), "gives 2 options"),
-    "one_to_many_string": (_with(i3="l/m"), "several options"),
-    "option_reused": (_with(i8="e"), "each option fits one item at most"),
-    "unknown_letter": (_with(i9="z"), "write one of"),
+    "argmax_value_distractor": (_with({2: "a"}), "max_x f(x), not argmax"),
+    "kl_distance_distractor": (_with({4: "j"}), "KL is not symmetric"),
+    "approx_distractor": (_with({5: "d"}), "drawn from"),
+    "true_label_distractor": (_with({7: "g"}), "marks the prediction"),
+    "one_to_many": (_with({1: ["e", "a"]}), "gives 2 options"),
+    "one_to_many_string": (_with({3: "l/m"}), "several options"),
+    "option_reused": (_with({8: "e"}), "each option fits one item at most"),
+    "unknown_letter": (_with({9: "z"}), "write one of"),
     "unknown_item": ({"match_symbols": {**{k: v for k, v in KEY.items() if k != 9}, "nine": "f"}},
                      "not one of its items"),
     "a_list": ({"match_symbols": list(KEY.values())}, "should be a dict"),

@@ -1,15 +1,17 @@
 """Corpora for notation_conventions."""
+
+from classroom.corpus import key_changer
+
 KEY = {"softmax_rows": "c", "log_base": "b", "kl_symmetric": "c", "var_qk": "c", "std_scores": "b",
        "dropping_subscripts": "a", "one_letter": "c", "loose_indices": "c", "exp_italic": "a", "marginal": "b",
        "bayes": "a", "J": "c", "reparam": "c"}
 
 
-def _with(**changes):
-    return {"conventions": {**KEY, **changes}}
+_with = key_changer("conventions", KEY)
 
 
 RIGHT = {
-    "plain": {"conventions": dict(KEY)},
+    "plain": _with(),
     "upper": {"conventions": {k: v.upper() for k, v in KEY.items()}},
     "padded": {"conventions": {f"  {k}": f"{v}  " for k, v in KEY.items()}},
     "parenthesised": {"conventions": {k: f"({v.upper()})" for k, v in KEY.items()}},

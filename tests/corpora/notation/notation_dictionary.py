@@ -1,14 +1,16 @@
 """Corpora for notation_dictionary: dicts of letters."""
+
+from classroom.corpus import key_changer
+
 KEY = {"expectation": "b", "argmax": "c", "nabla": "a", "KL": "d", "sum_prod": "b", "x~p": "c", "norm": "a",
        "dot": "b", "indicator": "d", "theta": "a", "hat": "c", "log": "b", "odot": "c"}
 
 
-def _with(**changes):
-    return {"dictionary": {**KEY, **changes}}
+_with = key_changer("dictionary", KEY)
 
 
 RIGHT = {
-    "plain": {"dictionary": dict(KEY)},
+    "plain": _with(),
     "upper_case": {"dictionary": {k: v.upper() for k, v in KEY.items()}},
     "spaces_and_brackets": {"dictionary": {f" {k} ": f" ({v}) " for k, v in KEY.items()}},
     "unicode_keys": {"dictionary": {{"nabla": "∇", "odot": "⊙", "theta": "θ"}.get(k, k): v for k, v in KEY.items()}},

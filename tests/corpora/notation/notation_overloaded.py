@@ -1,15 +1,17 @@
 """Corpora for notation_overloaded."""
+
+from classroom.corpus import key_changer
+
 KEY = {"sigma_dpo": "b", "sigma_vae": "a", "T_transpose": "c", "T_temperature": "b", "T_steps": "a",
        "p_pytorch": "c", "p_dropout_paper": "b", "p_theta": "c", "abs": "b", "set_size": "a", "norm_bars": "c",
        "kl_bars": "b", "hat_m": "c"}
 
 
-def _with(**changes):
-    return {"overloaded": {**KEY, **changes}}
+_with = key_changer("overloaded", KEY)
 
 
 RIGHT = {
-    "plain": {"overloaded": dict(KEY)},
+    "plain": _with(),
     "upper": {"overloaded": {k: v.upper() for k, v in KEY.items()}},
     "upper_keys": {"overloaded": {k.upper(): v for k, v in KEY.items()}},
     "spaced_keys": {"overloaded": {k.replace("_", " "): f"{v}." for k, v in KEY.items()}},

@@ -1,4 +1,7 @@
 """Corpora for notation_powers_indices: one word per key."""
+
+from classroom.corpus import key_changer
+
 KEY = {"beta1^t": "power", "m_t": "index", "g_t^2": "power", "K^T": "transpose", "d_k": "label",
        "x^(i)": "index", "y^(l)": "index", "ỹ^l": "index", "beta1^(t-i)": "power", "theta_(t-1)": "index",
        "10^-8": "power", "d_v": "label", "sigma^2": "power"}
@@ -8,12 +11,11 @@ LATEX = {"beta1^t": "\\beta_1^t", "g_t^2": "g_t^{2}", "beta1^(t-i)": "\\beta_1^{
          "sigma^2": "\\sigma^2", "x^(i)": "\\mathbf{x}^{(i)}", "ỹ^l": "\\tilde{y}^l"}
 
 
-def _with(**changes):
-    return {"powers": {**KEY, **changes}}
+_with = key_changer("powers", KEY)
 
 
 RIGHT = {
-    "plain": {"powers": dict(KEY)},
+    "plain": _with(),
     "shouting": {"powers": {k: v.upper() for k, v in KEY.items()}},
     "padded_capitalised": {"powers": {k: f" {v.capitalize()} " for k, v in KEY.items()}},
     "unicode_keys": {"powers": {UNICODE.get(k, k): v for k, v in KEY.items()}},

@@ -1,11 +1,13 @@
 """Corpora for notation_shapes: tuples of dimension names."""
+
+from classroom.corpus import key_changer
+
 KEY = {"Q": ("n", "d_k"), "K": ("m", "d_k"), "V": ("m", "d_v"), "K^T": ("d_k", "m"), "QK^T": ("n", "m"),
        "S": ("n", "m"), "W": ("n", "m"), "output": ("n", "d_v"), "sqrt(d_k)": (), "q.k": (), "W[0]": ("m",),
        "z": ("J",)}
 
 
-def _with(**changes):
-    return {"shapes": {**KEY, **changes}}
+_with = key_changer("shapes", KEY)
 
 
 def _s(shape):
@@ -13,7 +15,7 @@ def _s(shape):
 
 
 RIGHT = {
-    "tuples": {"shapes": dict(KEY)},
+    "tuples": _with(),
     "lists": {"shapes": {k: list(v) for k, v in KEY.items()}},
     "strings": {"shapes": {k: _s(v) for k, v in KEY.items()}},
     "no_underscore_upper": {"shapes": {k: tuple(d.replace("_", "").upper() for d in v) for k, v in KEY.items()}},

@@ -2,6 +2,8 @@
 
 import numpy as np
 
+from classroom.corpus import answers
+
 
 def _literal(g, alpha=0.001, beta1=0.9, beta2=0.999, eps=1e-8):
     g = np.array(g, dtype=float)
@@ -61,13 +63,13 @@ def _beta_swapped(g, alpha=0.001, beta1=0.9, beta2=0.999, eps=1e-8):
     return -alpha * ((1 - beta2) * g / (1 - beta1)) / (np.sqrt((1 - beta1) * g**2 / (1 - beta2)) + eps)
 
 
-RIGHT = {
-    "literal": {"first_adam_update": _literal},
-    "abs_form": {"first_adam_update": _abs_form},
-    "theta_difference": {"first_adam_update": _theta_difference},
-    "list_out": {"first_adam_update": _list_out},
-    "power_form": {"first_adam_update": _power_form},
-}
+RIGHT = answers("first_adam_update", {
+    "literal": _literal,
+    "abs_form": _abs_form,
+    "theta_difference": _theta_difference,
+    "list_out": _list_out,
+    "power_form": _power_form,
+})
 
 def _v_hat_missing(g, alpha=0.001, beta1=0.9, beta2=0.999, eps=1e-8):
     g = np.asarray(g, dtype=float)

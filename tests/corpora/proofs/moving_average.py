@@ -2,6 +2,8 @@
 
 import numpy as np
 
+from classroom.corpus import answers
+
 
 def _closed_form(g, beta1, t):
     return np.asarray(g, dtype=float) * (1 - beta1**t)
@@ -69,14 +71,14 @@ def _in_place_accumulator(g, beta1, t):
     return m
 
 
-RIGHT = {
-    "in_place_0d_accumulator": {"moving_average": _in_place_accumulator},
-    "closed_form": {"moving_average": _closed_form},
-    "loop_from_int_zero": {"moving_average": _loop_list},
-    "sum_formula": {"moving_average": _sum_formula},
-    "recursive": {"moving_average": _recursive},
-    "lerp_form": {"moving_average": _lerp},
-}
+RIGHT = answers("moving_average", {
+    "in_place_0d_accumulator": _in_place_accumulator,
+    "closed_form": _closed_form,
+    "loop_from_int_zero": _loop_list,
+    "sum_formula": _sum_formula,
+    "recursive": _recursive,
+    "lerp_form": _lerp,
+})
 
 def _weights_swapped(g, beta1, t):
     m = 0.0
@@ -111,9 +113,9 @@ def _while_counter(g, beta1, t):
     return m
 
 
-RIGHT.update({
-    "geometric_series_hints": {"moving_average": _geometric_series_math},
-    "while_counter": {"moving_average": _while_counter},
+RIGHT |= answers("moving_average", {
+    "geometric_series_hints": _geometric_series_math,
+    "while_counter": _while_counter,
 })
 
 
