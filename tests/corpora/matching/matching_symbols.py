@@ -43,6 +43,6 @@ RIGHT.update({
 })
 WRONG.update({
     "fresh2-zero-based-keys": ({"match_symbols": {k - 1: v for k, v in KEY.items()}}, "match_symbols-format"),
-    "fresh2-two-items-swapped": (_with(i1="i", i2="e"), None),
-    "fresh2-norm-as-count": (_with(i8="m"), "match_symbols-8"),
+    "fresh2-two-items-swapped": (_with({1: "i", 2: "e"}), None),
+    "fresh2-norm-as-count": (_with({8: "m"}), "match_symbols-8"),
 })
