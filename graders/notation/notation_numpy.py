@@ -82,16 +82,30 @@ MORE_SLIPS = {
     "indicator": [Mistake("indicator-non-strict", "1[x_i > 0] is 0 where x_i = 0: the condition is strict, x > 0, "
                           "not x >= 0.", lambda x: (np.asarray(x) >= 0).astype(float)),
                   Mistake("indicator-sign", "np.sign gives -1 for negative entries; the indicator is 1 where the "
-                          "condition holds and 0 elsewhere: (x > 0).astype(float).", lambda x: np.sign(x))],
+                          "condition holds and 0 elsewhere: (x > 0).astype(float).", lambda x: np.sign(x)),
+                  Mistake("indicator-relu", "np.maximum(x, 0) is the ReLU: it keeps the value of x. The indicator "
+                          "is 1 where x_i > 0 and 0 elsewhere: (x > 0).astype(float).", lambda x: np.maximum(x, 0))],
     "reparam": [Mistake("reparam-variance", "σ is the standard deviation: z = μ + σ ⊙ ε uses sigma itself, not "
                         "sigma squared.", lambda mu, sigma, eps: mu + sigma**2 * eps),
                 Mistake("reparam-no-mu", "The mean is missing: z = μ + σ ⊙ ε shifts the scaled noise by mu.",
                         lambda mu, sigma, eps: sigma * eps)],
     "log_prod": [Mistake("log-of-product", "np.log(np.prod(p)) underflows: the product of many probabilities "
                          "rounds to 0 and its log is -inf. Sum the logs instead: np.sum(np.log(p)).",
-                         lambda p: np.log(np.prod(p)))],
+                         lambda p: np.log(np.prod(p))),
+                 Mistake("log-prod-no-log", "That is the product itself; take its log, as a sum of logs: "
+                         "np.sum(np.log(p)).", lambda p: np.prod(p))],
     "kl": [Mistake("kl-unweighted", "Each log-ratio log(p_i / q_i) is weighted by p_i before the sum: "
                    "sum(p * log(p / q)).", lambda p, q: np.sum(np.log(p / q)))],
+    "accuracy": [Mistake("accuracy-error-rate", "That is the error rate, the share of mismatches: the indicator "
+                         "counts y_hat_i = y_i, np.mean(y_hat == y).", lambda y_hat, y: np.mean(y_hat != y))],
+    "mean_square": [Mistake("mean-square-sum", "That adds the squares up; an expectation estimated from samples is "
+                            "their mean: np.mean(x ** 2).", lambda x: np.sum(x ** 2)),
+                    Mistake("mean-square-root", "That is the root mean square; E[x²] has no square root: "
+                            "np.mean(x ** 2).", lambda x: np.sqrt(np.mean(x ** 2)))],
+    "best_x": [Mistake("argmax-argmin", "np.argmin finds the smallest f; argmax_x f(x) is the x that makes f "
+                       "largest: xs[np.argmax(fx)].", lambda xs, fx: xs[np.argmin(fx)])],
+    "square": [Mistake("square-doubled", "2 * g doubles the gradient; g_t² is g times itself, element-wise: "
+                       "g ** 2.", lambda g: 2 * g)],
 }
 for _name, _readings in [*ALTERNATIVE_READINGS.items(), *MORE_SLIPS.items()]:
     MISTAKES[_name] = MISTAKES[_name] + _readings

@@ -57,7 +57,14 @@ def _m_hat_multiplied(g, alpha=0.001, beta1=0.9, beta2=0.999, eps=1e-8):
     return -alpha * (1 - beta1) ** 2 * g / (np.sqrt(g**2) + eps)
 
 
+def _alpha_ignored(g, alpha=0.001, beta1=0.9, beta2=0.999, eps=1e-8):
+    g = np.asarray(g, dtype=float)
+    return -0.001 * g / (np.sqrt(g**2) + eps)
+
+
 MISTAKES += [
+    Mistake("alpha-ignored", "The step size is the alpha you are given, not the default 0.001: use the argument "
+            "alpha.", _alpha_ignored),
     Mistake("v-not-corrected", "v̂_1 is v_1 / (1 - β₂): without it the denominator √v_1 = √(1 - β₂) |g_1| is far "
             "too small and the step far too big.", _v_not_corrected),
     Mistake("m-hat-multiplied", "m̂_t divides m_t by (1 - β₁^t); multiplying by it shrinks the step instead.",

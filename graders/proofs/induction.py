@@ -47,6 +47,17 @@ STEP_MISTAKES = [  # (id, what to tell the student, the wrong formula)
     Mistake("step-old-gradient",
             "The new gradient at step k + 1 is g_(k+1), not g_k.",
             "beta1*(1 - beta1)*Sum(beta1**(k - i)*g(i), (i, 1, k)) + (1 - beta1)*g(k)"),
+    Mistake("step-hypothesis-factor-dropped",
+            "Putting the hypothesis in for m_k brings its factor (1 - β₁) along: "
+            "β₁ m_k = β₁ (1 - β₁) Σ β₁^(k-i) g_i.",
+            "beta1*Sum(beta1**(k - i)*g(i), (i, 1, k)) + (1 - beta1)*g(k + 1)"),
+    Mistake("step-is-the-hypothesis",
+            "That is m_k, the hypothesis itself; the step is m_(k+1) = β₁ m_k + (1 - β₁) g_(k+1), with the "
+            "hypothesis put in for m_k.",
+            "(1 - beta1)*Sum(beta1**(k - i)*g(i), (i, 1, k))"),
+    Mistake("step-new-gradient-missing",
+            "That is β₁ m_k alone: the recursion also adds the new gradient, (1 - β₁) g_(k+1).",
+            "beta1*(1 - beta1)*Sum(beta1**(k - i)*g(i), (i, 1, k))"),
 ]
 BASE_MISTAKES = [  # (id, what to tell the student, the wrong formula)
     Mistake("base-m0-is-g0",

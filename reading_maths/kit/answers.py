@@ -47,6 +47,7 @@ _LATEX_SYMBOLS = {"sim": "∼", "Vert": "‖", "|": "‖", "vert": "|", "cdot": 
                   "top": "⊤", "intercal": "⊺", "lVert": "‖", "rVert": "‖", "odot": "⊙", "nabla": "∇", "Sigma": "Σ",
                   "Pi": "Π"}
 _DROP = re.compile(r"[\s\\_^{}()\[\]$]")
+_CODE_ACCENT = re.compile(r"(?<![A-Za-z])([A-Za-z])_?(hat|tilde|bar)(?![A-Za-z])")  # y_hat is ŷ
 
 
 def latex_to_text(value: str) -> str:
@@ -101,8 +102,9 @@ def symbol_key(value: str) -> str:
 
     LaTeX is first read as text (:func:`latex_to_text`); then Greek letters become their names,
     combining hats and tildes become ``hat`` / ``tilde`` before their letter (as LaTeX writes
-    them), sub- and superscript characters become plain ones, and backslashes, underscores,
-    carets, braces, brackets and spaces are dropped.
+    them), and so does code's ``y_hat`` / ``ytilde``; Python's ``**`` is a caret; sub- and
+    superscript characters become plain ones, and backslashes, underscores, carets, braces,
+    brackets and spaces are dropped.
 
     Parameters
     ----------
@@ -123,6 +125,7 @@ def symbol_key(value: str) -> str:
     text = re.sub(r"(.)\u0302", r"hat\1", text)
     text = re.sub(r"(.)\u0303", r"tilde\1", text)
     text = re.sub(r"(.)[\u0304\u0305]", r"bar\1", text)
+    text = _CODE_ACCENT.sub(r"\2\1", text.replace("**", "^"))
     text = unicodedata.normalize("NFKC", text)
     text = "".join(_GREEK.get(ch, ch) for ch in text).casefold()
     text = _LATEX_WORDS.sub(lambda m: _LATEX_SWAP.get(m.group(1), ""), text)
@@ -172,7 +175,9 @@ def parse_letter(value: Any, options: str) -> str:
     raise AnswerFormatError(f"is {value!r}; write {shown}")
 
 
-_WORD_SYNONYMS = {"exponent": "power", "an exponent": "power", "indices": "index", "labels": "label"}
+_WORD_SYNONYMS = {"exponent": "power", "exponents": "power", "powers": "power", "indices": "index",
+                  "indexes": "index", "labels": "label", "labelled": "label", "labeled": "label",
+                  "transposed": "transpose", "transposes": "transpose", "transposition": "transpose"}
 
 
 def parse_word(value: Any, vocabulary: Sequence[str]) -> str:
@@ -181,7 +186,7 @@ def parse_word(value: Any, vocabulary: Sequence[str]) -> str:
     Parameters
     ----------
     value
-        the student's answer, e.g. ``"Power "``, ``"POWER"`` or ``"a power"``.
+        the student's answer, e.g. ``"Power "``, ``"POWER"``, ``"a power"`` or ``"exponent"``.
     vocabulary
         the canonical words, e.g. ``("power", "index", "label", "transpose")``.
 
@@ -199,7 +204,7 @@ def parse_word(value: Any, vocabulary: Sequence[str]) -> str:
     if not isinstance(value, str):
         raise AnswerFormatError(f"is {value!r}; write one word as a string: {shown}")
     text = clean_text(value).strip(" .!'\"")
-    text = re.sub(r"^(?:a|an|the|it is|it's)\s+", "", text)
+    text = re.sub(r"^(?:(?:a|an|the|it is|it's|it’s)\s+)+", "", text)
     text = _WORD_SYNONYMS.get(text, text)
     if text in vocabulary:
         return text
@@ -319,6 +324,19 @@ class Reading:
         raise AssertionError(" ".join(self.general) or f"`{self.name}` has no answer for {key!r}.")
 
 
+_ALTERNATIVES = re.compile(r"\s+or\s+|/|,")
+
+
+def _item_of(raw_key: str, lookup: Mapping[str, str]) -> str | None:
+    """The item a key names: by its :func:`symbol_key`, or as a row's several symbols (``"θ / φ"``,
+    ``"x·y or xᵀy"``) when each of them names that same item."""
+    key = lookup.get(symbol_key(raw_key))
+    if key is None:
+        parts = {lookup.get(symbol_key(p)) for p in _ALTERNATIVES.split(raw_key) if p.strip()}
+        key = parts.pop() if len(parts) == 1 else None
+    return key
+
+
 def read_answers(
     answer: Any,
     spec: Mapping[str, Any],
@@ -359,7 +377,7 @@ def read_answers(
     lookup.update({symbol_key(a): k for a, k in (aliases or {}).items()})
     seen: dict[str, Any] = {}
     for raw_key, raw_value in answer.items():
-        key = lookup.get(symbol_key(str(raw_key)))
+        key = _item_of(str(raw_key), lookup)
         if key is None:
             reading.general.append(
                 f"`{name}` has the key {raw_key!r}, which is not one of its items "

@@ -32,6 +32,14 @@ def _same(a: Outputs | None, b: Outputs | None, same_values: Callable, tol: tupl
         same_values(x, y, *tol) for x, y in zip(a, b, strict=True))
 
 
+def _as_shaped(student: Outputs | None, like: Outputs | None) -> Outputs | None:
+    """The student's plain numbers read as the arrays ``like`` has of them: ``m = 0`` returned when a loop
+    does not run is the mistake's array of zeros."""
+    if student is None or like is None or len(student) != len(like):
+        return student
+    return [np.broadcast_to(s, e.shape) if s.ndim == 0 < e.ndim else s for s, e in zip(student, like, strict=True)]
+
+
 def best_mistake(
     mistakes: Sequence[Any],
     inputs: Sequence[tuple[tuple, dict]],
@@ -88,7 +96,7 @@ def best_mistake(
                 continue  # right (or undefined) on this input: no evidence either way
             if i and expected is not None and [o.shape for o in outs[j]] != [e.shape for e in expected]:
                 continue  # a probe where the mistake changes the shape: a shape, not values, would tell
-            if not _same(outs[j], student_on(i), same_values, match):
+            if not _same(outs[j], _as_shaped(student_on(i), outs[j]), same_values, match):
                 explains = False
                 break
             distinct = distinct or not any(_same(outs[j], o, same_values, match) for k, o in enumerate(outs) if k != j)

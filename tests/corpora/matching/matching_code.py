@@ -33,3 +33,10 @@ RIGHT.update({
 })
 
 RIGHT["fresh-enumerate-of-split"] = {"match_code": dict(enumerate("g h o d k n b j m e".split(), start=1))}
+
+WRONG.update({
+    "fresh2-sum-and-prod-swapped": (_with({3: "d", 4: "o"}), None),
+    "fresh2-g-at-g-for-dot": (_with({1: "f"}), "match_code-1"),
+    "fresh2-len-for-norm": (_with({2: "l"}), "match_code-2"),
+    "fresh2-item-left-out": ({"match_code": {k: v for k, v in KEY.items() if k != 10}}, "match_code-format"),
+})

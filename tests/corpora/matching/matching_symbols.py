@@ -36,3 +36,13 @@ RIGHT.update({
 
 RIGHT["fresh-string-keys-mixed-case-brackets"] = {  # graded in a real notebook too: full marks
     "match_symbols": {"1": "E", "2": "(i)", 3: " l ", 4: "b", 5: "n", 6: "h", 7: "k", 8: "c", 9: "f"}}
+
+RIGHT.update({
+    "fresh2-bracketed-item-numbers": {"match_symbols": {f"({k})": v for k, v in KEY.items()}},
+    "fresh2-letter-then-paren": {"match_symbols": {k: f"{v})" for k, v in KEY.items()}},
+})
+WRONG.update({
+    "fresh2-zero-based-keys": ({"match_symbols": {k - 1: v for k, v in KEY.items()}}, "match_symbols-format"),
+    "fresh2-two-items-swapped": (_with({1: "i", 2: "e"}), None),
+    "fresh2-norm-as-count": (_with({8: "m"}), "match_symbols-8"),
+})

@@ -27,3 +27,13 @@ WRONG = {
     "j_as_jacobian": (_with(J="b"), "Appendix B"),
     "several_letters": (_with(bayes="ab"), "several options"),
 }
+
+RIGHT["fresh2-keys-without-underscores"] = {"conventions": {k.replace("_", ""): v for k, v in KEY.items()}}
+WRONG.update({
+    "fresh2-softmax-whole-matrix": (_with(softmax_rows="a"), "conventions-softmax_rows"),
+    "fresh2-var-one": (_with(var_qk="a"), "conventions-var_qk"),
+    "fresh2-loose-index-other-point": (_with(loose_indices="a"), "conventions-loose_indices"),
+    "fresh2-reparam-epsilon-as-adam": (_with(reparam="a"), "conventions-reparam"),
+    "fresh2-marginal-as-joint": (_with(marginal="d"), "conventions-marginal"),
+    "fresh2-letter-as-number": (_with(J=3), "conventions-format"),
+})

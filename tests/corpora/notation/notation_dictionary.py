@@ -46,3 +46,23 @@ RIGHT["fresh-mixed-prompt-symbols"] = {"dictionary": {  # graded in a real noteb
     r"\mathbb{E}_{x \sim p}[f(x)]": "B", "\\arg\\max_x f(x)": " c ", "∇": "(a)", "KL": "d)", r"\sum": "b",
     "x~p": "c", r"\Vert x \Vert": "A", "x^T y": "b", r"\mathbb{1}": "d", "θ": "a", r"\hat{y}": "c", "log": "b",
     "⊙": "c"}}
+
+# fresh2: keys naming both symbols of a row, code's y_hat, a symbol without its argument, the text's D_KL
+RIGHT.update({
+    "fresh2-row-symbols-joined": {"dictionary": {{"theta": "θ / φ", "sum_prod": "Σ_i / Π_i", "dot": "x·y or xᵀy"}.get(k, k): v
+                                                 for k, v in KEY.items()}},
+    "fresh2-row-symbols-joined-ascii": {"dictionary": {{"theta": "theta/phi", "sum_prod": "sum/prod",
+                                                        "dot": "x . y or x^T y"}.get(k, k): v for k, v in KEY.items()}},
+    "fresh2-code-hat-key": {"dictionary": {**{k: v for k, v in KEY.items() if k != "hat"}, "y_hat": "c"}},
+    "fresh2-symbol-without-argument": {"dictionary": {{"expectation": "E_{x~p}", "argmax": "argmax_x",
+                                                       "nabla": r"\nabla_\theta"}.get(k, k): v for k, v in KEY.items()}},
+    "fresh2-D_KL-key": {"dictionary": {**{k: v for k, v in KEY.items() if k != "KL"}, r"D_{\mathrm{KL}}(p \Vert q)": "d"}},
+})
+WRONG.update({
+    "fresh2-letter-with-its-option-text": (_with(KL="d) how different q is from p"), "dictionary-format"),
+    "fresh2-hat-as-unit-vector": (_with(hat="b"), "dictionary-hat"),
+    "fresh2-theta-as-hyperparameters": (_with(theta="c"), "dictionary-theta"),
+    "fresh2-log-base-10": (_with(log="a"), "dictionary-log"),
+    "fresh2-x~p-as-approximately": (_with(**{"x~p": "a"}), "dictionary-x~p"),
+    "fresh2-expectation-unweighted": (_with(expectation="c"), "dictionary-expectation"),
+})

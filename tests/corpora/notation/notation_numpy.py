@@ -138,3 +138,38 @@ RIGHT["fresh-einsum-math-comprehensions"] = {
     "log_prod": _fresh_log_prod, "square": lambda g: np.multiply(g, g),
     "reparam": lambda mu, sigma, eps: np.add(mu, np.multiply(sigma, eps)), "scores": _fresh_scores,
     "kl": _fresh_kl, "m_hat": _fresh_m_hat, "row_softmax": _fresh_row_softmax}
+
+
+def _fresh2_m_hat_on_a_copy(m, beta1, t):
+    out = m.copy()
+    out /= 1 - beta1 ** t
+    return out
+
+
+def _fresh2_softmax_loop(S):
+    out = np.empty_like(S, dtype=float)
+    for i, row in enumerate(S):
+        e = np.exp(row - max(row))
+        out[i] = e / sum(e)
+    return out
+
+
+RIGHT["fresh2-more-idioms"] = _with(
+    dot=lambda x, y: x.T @ y, norm=lambda x: (x @ x) ** 0.5, indicator=lambda x: 1 * (x > 0),
+    mean_square=lambda x: np.average(np.square(x)), best_x=lambda xs, fx: xs[list(fx).index(max(fx))],
+    kl=lambda p, q: -np.sum(p * np.log(q / p)), m_hat=_fresh2_m_hat_on_a_copy, row_softmax=_fresh2_softmax_loop,
+    scores=lambda Q, K: Q @ np.transpose(K) * K.shape[1] ** -0.5, square=lambda g: np.power(g, 2))
+RIGHT["fresh2-log-softmax-rows"] = _with(  # the prompt asks for no stability: a global max shift is fine too
+    row_softmax=lambda S: np.exp(S - S.max() - np.log(np.exp(S - S.max()).sum(axis=1, keepdims=True))))
+WRONG.update({
+    "fresh2-indicator-as-relu": (_with(indicator=lambda x: np.maximum(x, 0)), "indicator-relu"),
+    "fresh2-accuracy-as-error-rate": (_with(accuracy=lambda y_hat, y: np.mean(y_hat != y)), "accuracy-error-rate"),
+    "fresh2-mean-square-summed": (_with(mean_square=lambda x: np.sum(x ** 2)), "mean-square-sum"),
+    "fresh2-root-mean-square": (_with(mean_square=lambda x: np.sqrt(np.mean(x ** 2))), "mean-square-root"),
+    "fresh2-argmin": (_with(best_x=lambda xs, fx: xs[np.argmin(fx)]), "argmax-argmin"),
+    "fresh2-product-without-log": (_with(log_prod=lambda p: np.prod(p)), "log-prod-no-log"),
+    "fresh2-square-doubled": (_with(square=lambda g: 2 * g), "square-doubled"),
+    "fresh2-scores-sqrt-m": (_with(scores=lambda Q, K: Q @ K.T / np.sqrt(K.shape[0])), "scores-sqrt-m"),
+    "fresh2-scores-Q-transposed": (_with(scores=lambda Q, K: Q.T @ K / np.sqrt(K.shape[1])), "raised"),
+    "fresh2-softmax-without-keepdims": (_with(row_softmax=lambda S: np.exp(S) / np.exp(S).sum(axis=1)), "raised"),
+})

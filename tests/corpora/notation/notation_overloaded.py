@@ -28,3 +28,12 @@ WRONG = {
 }
 
 RIGHT["fresh-zip-of-split-string"] = {"overloaded": dict(zip(KEY, "b a c b a c b c b a c b c".split()))}
+
+RIGHT["fresh2-greek-keys"] = {"overloaded": {k.replace("sigma", "σ").replace("theta", "θ"): v for k, v in KEY.items()}}
+WRONG.update({
+    "fresh2-sigma_vae-as-variance": (_with(sigma_vae="d"), "overloaded-sigma_vae"),
+    "fresh2-dropout-paper-p-as-drop": (_with(p_dropout_paper="a"), "overloaded-p_dropout_paper"),
+    "fresh2-abs-as-norm": (_with(abs="c"), "overloaded-abs"),
+    "fresh2-T_steps-as-temperature": (_with(T_steps="b"), "overloaded-T_steps"),
+    "fresh2-a-key-left-out": ({"overloaded": {k: v for k, v in KEY.items() if k != "hat_m"}}, "not answered yet"),
+})

@@ -46,3 +46,21 @@ RIGHT["fresh-unicode-key-and-articles"] = {"powers": {  # graded in a real noteb
     "β₁ᵗ": "Power", "m_t": "index ", "g_t^2": "exponent", "K^T": "TRANSPOSE", "d_k": "a label", "x^(i)": "an index",
     "y^(l)": "index", "ytilde^l": "index", "beta1^(t-i)": "power", "theta_(t-1)": "index", "10^-8": "power",
     "d_v": "label", "sigma^2": "power"}}
+
+# fresh2: stacked articles, other forms of the words, Python's ** in a key, superscript characters
+RIGHT.update({
+    "fresh2-its-a-word": {"powers": {k: ("it's an " if v == "index" else "it's a ") + v for k, v in KEY.items()}},
+    "fresh2-word-forms": {"powers": {**KEY, "K^T": "transposition", "beta1^t": "exponents", "10^-8": "powers"}},
+    "fresh2-python-power-keys": {"powers": {{"beta1^t": "beta1**t", "g_t^2": "g_t**2", "sigma^2": "sigma**2"}.get(k, k): v
+                                            for k, v in KEY.items()}},
+    "fresh2-superscript-characters": {"powers": {{"x^(i)": "𝐱⁽ⁱ⁾", "ỹ^l": "ỹˡ", "10^-8": "10⁻⁸", "m_t": "mₜ"}.get(k, k): v
+                                                 for k, v in KEY.items()}},
+    "fresh2-y_tilde-key": {"powers": {**{k: v for k, v in KEY.items() if k != "ỹ^l"}, "y_tilde^l": "index"}},
+})
+WRONG.update({
+    "fresh2-subscript-is-not-a-kind": (_with(m_t="subscript"), "powers-format"),
+    "fresh2-T-as-temperature": (_with(**{"K^T": "temperature"}), "powers-format"),
+    "fresh2-theta-index-as-power": (_with(**{"theta_(t-1)": "power"}), "powers-theta_(t-1)"),
+    "fresh2-epsilon-power-as-label": (_with(**{"10^-8": "label"}), "powers-10^-8"),
+    "fresh2-bracketed-index-as-power": (_with(**{"x^(i)": "power"}), "powers-x^(i)"),
+})

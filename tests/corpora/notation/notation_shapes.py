@@ -49,3 +49,23 @@ RIGHT.update({  # every way a paper writes a transpose
 RIGHT["fresh-mixed-spellings"] = {"shapes": {  # graded in a real notebook too: full marks
     "Q": "n x d_k", "K": ["m", "dk"], "V": "(m, d_v)", "K^T": ("D_K", "M"), "QK^T": "n_q x n_k", "S": ("n", "m"),
     "W": ("n", "m"), "output": ("n", "dv"), "sqrt(d_k)": "scalar", "q.k": "()", "W[0]": "m", "z": "J"}}
+
+# fresh2: more ways to write a shape: ×, "by", subscript characters, NumPy's "(m,)", str() of a tuple
+RIGHT.update({
+    "fresh2-times-sign": {"shapes": {k: "×".join(v) if v else "()" for k, v in KEY.items()}},
+    "fresh2-by-and-number": {"shapes": {k: " by ".join(v) if v else "a number" for k, v in KEY.items()}},
+    "fresh2-subscript-characters": {"shapes": {k: tuple(d.replace("d_k", "dₖ").replace("d_v", "dᵥ") for d in v)
+                                               for k, v in KEY.items()}},
+    "fresh2-numpy-vector-strings": {"shapes": {**KEY, "W[0]": "(m,)", "z": "(J,)"}},
+    "fresh2-str-of-tuple": {"shapes": {k: str(v) for k, v in KEY.items()}},
+    "fresh2-braced-dimensions": {"shapes": {k: tuple(d.replace("_k", "_{k}").replace("_v", "_{v}") for d in v)
+                                            for k, v in KEY.items()}},
+})
+WRONG.update({
+    "fresh2-K^T-not-transposed": (_with(**{"K^T": ("m", "d_k")}), "wrong order"),
+    "fresh2-row-of-W-per-query": (_with(**{"W[0]": ("n",)}), "n counts queries"),
+    "fresh2-sqrt-as-vector": (_with(**{"sqrt(d_k)": ("d_k",)}), "number of dimensions"),
+    "fresh2-scalar-as-one": (_with(**{"q.k": (1,)}), "shapes-format"),
+    "fresh2-weights-transposed": (_with(W=("m", "n")), "wrong order"),
+    "fresh2-output-with-d_k": (_with(output=("n", "d_k")), "d_k belongs"),
+})

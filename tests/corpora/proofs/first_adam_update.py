@@ -109,3 +109,19 @@ def _fresh_hats_with_power_half(g, alpha=0.001, beta1=0.9, beta2=0.999, eps=1e-8
 
 
 RIGHT["fresh-hats-with-power-half"] = {"first_adam_update": _fresh_hats_with_power_half}
+
+
+def _fresh2_default_alpha(g, alpha=0.001, beta1=0.9, beta2=0.999, eps=1e-8):
+    g = np.asarray(g, dtype=float)
+    return -0.001 * g / (np.abs(g) + eps)
+
+
+RIGHT["fresh2-simplified-first-step"] = {"first_adam_update": lambda g, alpha=0.001, beta1=0.9, beta2=0.999, eps=1e-8:
+                                         -alpha * np.asarray(g) / (np.abs(g) + eps)}
+WRONG.update({
+    "fresh2-alpha-hard-coded": ({"first_adam_update": _fresh2_default_alpha}, "alpha-ignored"),
+    "fresh2-no-square-root": ({"first_adam_update": lambda g, alpha=0.001, beta1=0.9, beta2=0.999, eps=1e-8:
+                               -alpha * g / (g ** 2 + eps)}, "no-square-root"),
+    "fresh2-returns-theta-from-one": ({"first_adam_update": lambda g, alpha=0.001, beta1=0.9, beta2=0.999, eps=1e-8:
+                                       1 - alpha * g / (np.abs(g) + eps)}, None),
+})

@@ -67,3 +67,28 @@ RIGHT.update({  # a fresh pair of eyes, each graded in a real notebook too: full
         base="(1 - beta1)*beta1**0*g(1)", hyp="Sum((1 - beta1)*beta1**(k - i)*g(i), (i, 1, k))",
         step="Sum((1 - beta1)*beta1**(k + 1 - i)*g(i), (i, 1, k)) + g(k + 1) - beta1*g(k + 1)"),
 })
+
+RIGHT.update({  # fresh2
+    "fresh2-reindexed-from-newest": env(hyp="(1 - beta1)*Sum(beta1**j*g(k - j), (j, 0, k - 1))",
+                                        step="(1 - beta1)*Sum(beta1**j*g(k + 1 - j), (j, 0, k))"),
+    "fresh2-base-as-one-term-sum": env(base="(1 - beta1)*Sum(beta1**(1 - i)*g(i), (i, 1, 1))"),
+    "fresh2-minus-signs-and-division": env(base="-(beta1 - 1)*g(1)",
+                                           hyp="-(beta1 - 1)*Sum(beta1**k/beta1**i*g(i), (i, 1, k))",
+                                           step="(1-beta1)*(beta1*Sum(beta1**(k-i)*g(i),(i,1,k)) + g(k+1))"),
+    "fresh2-new-gradient-first-float-one": env(base="(1.0 - beta1)*g(1)",
+                                               step="(1 - beta1)*g(k + 1) + beta1*(1 - beta1)*Sum(beta1**(k - i)*g(i), (i, 1, k))"),
+})
+WRONG.update({
+    "fresh2-step-drops-hypothesis-factor": (env(step="beta1*Sum(beta1**(k - i)*g(i), (i, 1, k)) + (1 - beta1)*g(k + 1)"),
+                                            "step-hypothesis-factor-dropped"),
+    "fresh2-step-is-the-hypothesis": (env(step="(1 - beta1)*Sum(beta1**(k - i)*g(i), (i, 1, k))"), "step-is-the-hypothesis"),
+    "fresh2-step-without-new-gradient": (env(step="(1 - beta1)*Sum(beta1**(k + 1 - i)*g(i), (i, 1, k))"),
+                                         "step-new-gradient-missing"),
+    "fresh2-step-powers-not-raised": (env(step="(1 - beta1)*Sum(beta1**(k - i)*g(i), (i, 1, k + 1))"), "off by -1"),
+    "fresh2-hyp-powers-reversed": (env(hyp="(1 - beta1)*Sum(beta1**i*g(i), (i, 1, k))"), "hypothesis-powers-reversed"),
+    "fresh2-hyp-is-m_k_plus_1": (env(hyp="(1 - beta1)*Sum(beta1**(k + 1 - i)*g(i), (i, 1, k + 1))"), "bounds differ"),
+    "fresh2-base-weighted-by-beta": (env(base="beta1*g(1)"), "base-weighted-by-beta1"),
+    "fresh2-base-g0": (env(base="(1 - beta1)*g(0)"), "base-g0"),
+    "fresh2-equation-not-formula": (env(base="m(1) = (1 - beta1)*g(1)"), "base_case-unreadable"),
+    "fresh2-implicit-multiplication": (env(base="(1 - beta1)g(1)"), "base_case-unreadable"),
+})

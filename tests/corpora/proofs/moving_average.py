@@ -128,3 +128,31 @@ def _fresh_while_counter(g, beta1, t):
 
 
 RIGHT["fresh-while-counter"] = {"moving_average": _fresh_while_counter}
+
+
+def _fresh2_int_accumulator_one_short(g, beta1, t):
+    m = 0  # at t = 1 the loop does not run: a plain 0 for an array g
+    for _ in range(t - 1):
+        m = beta1 * m + (1 - beta1) * g
+    return m
+
+
+def _fresh2_mutates_g(g, beta1, t):
+    m = g * (1 - beta1 ** t)
+    if isinstance(g, np.ndarray):
+        g[...] = m
+    return m
+
+
+RIGHT.update({
+    "fresh2-numpy-power-closed-form": {"moving_average": lambda g, beta1, t: np.multiply(g, 1 - np.power(beta1, t))},
+    "fresh2-unrolled-sum-comprehension": {"moving_average": lambda g, beta1, t: (1 - beta1) * sum(
+        beta1 ** (t - i) * g for i in range(1, t + 1))},
+})
+WRONG.update({
+    "fresh2-int-accumulator-one-step-short": ({"moving_average": _fresh2_int_accumulator_one_short}, "t-minus-1-steps"),
+    "fresh2-closed-form-beta-power-alone": ({"moving_average": lambda g, beta1, t: g * beta1 ** t}, None),
+    "fresh2-returns-the-history": ({"moving_average": lambda g, beta1, t: [g * (1 - beta1 ** s) for s in range(1, t + 1)]},
+                                   "wrong-shape"),
+    "fresh2-writes-into-g": ({"moving_average": _fresh2_mutates_g}, "changed-input"),
+})

@@ -25,3 +25,9 @@ WRONG = {
 }
 
 RIGHT["fresh-lower-case-tuple"] = {"puzzle_m": ("c", "f", "a", "j", "h", "d", "g")}
+
+WRONG.update({
+    "fresh2-independence-beside-linearity": ({"puzzle_m": ["C", "F", "E", "A", "J", "H", "D", "G"]}, "distractor-E"),
+    "fresh2-every-line": ({"puzzle_m": list("ABCDEFGHIJK")}, None),
+    "fresh2-substitution-before-expectation": ({"puzzle_m": ["C", "A", "J", "F", "H", "D", "G"]}, "J-too-early"),
+})

@@ -27,3 +27,8 @@ WRONG = {
 }
 
 RIGHT["fresh-list-of-a-string"] = {"puzzle_v": list("EGBLJCI")}
+
+WRONG.update({
+    "fresh2-square-root-step-appended": ({"puzzle_v": ["E", "G", "B", "L", "J", "C", "I", "M"]}, "distractor-M"),
+    "fresh2-no-geometric-series": ({"puzzle_v": ["E", "G", "B", "L", "C", "I"]}, "C-too-early"),
+})
