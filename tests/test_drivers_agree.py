@@ -84,7 +84,13 @@ def sandbox_scores(path, grader, keys) -> dict[str, float]:
             for _name, _value in _env.items():
                 globals()[f"entry{_i}__{_name}"] = _value
     """)
-    cells = [Cell(0, "corpus", path.read_text()), Cell(1, "entries", rename)]
+    helpers = textwrap.dedent(f"""
+        import sys, types
+        sys.modules["classroom"] = types.ModuleType("classroom")
+        sys.modules["classroom.corpus"] = sys.modules["classroom"].corpus = types.ModuleType("classroom.corpus")
+        exec({(ROOT / "classroom" / "corpus.py").read_text()!r}, sys.modules["classroom.corpus"].__dict__)
+    """)  # the corpora's shared helpers, which the sandbox does not have, as the corpus cell imports them
+    cells = [Cell(0, "corpus helpers", helpers), Cell(1, "corpus", path.read_text()), Cell(2, "entries", rename)]
     names = [f"entry{i}__{n}" for i in range(len(keys)) for n in grader.names]
     scores = {}
     with StudentSession(cells, names, choose(allow_unsafe=True), cell_timeout=60, call_timeout=20) as session, \

@@ -59,9 +59,8 @@ class ChildPipes:
             if not ready:
                 raise ChildGone("time limit", timed_out=True)
             chunk = stream.read1(need)
-            if not chunk:
-                code = self.process.poll()
-                raise ChildGone(f"the notebook's Python process ended (exit status {code})")
+            if not chunk:  # (no exit status: whether it is known yet is a race, and the feedback must not vary)
+                raise ChildGone("the notebook's Python process ended")
             chunks.append(chunk)
             need -= len(chunk)
         return b"".join(chunks)
