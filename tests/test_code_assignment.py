@@ -233,7 +233,7 @@ def test_hidden_feedback_never_shows_hidden_inputs_or_expected_values(question):
             seen: list = []
             with warnings.catch_warnings(), np.errstate(all="ignore"):
                 warnings.simplefilter("ignore")
-                outcome = grader._run_case(case, {question: _recording(impl, seen)})
+                outcome, _ = grader._run_case(case, {question: _recording(impl, seen)})
             if outcome.passed:
                 continue
             message = outcome.message

@@ -132,20 +132,29 @@ def grade(nb_path: Path, settings: Settings, root: Path, assignment: Assignment 
     ahead = starter(settings.sandbox, assignment.imports) if settings.ahead and settings.sandbox.isolated else None
     session = StudentSession(cells, names, settings.sandbox, settings.cell_timeout, settings.call_timeout,
                              upto=upto[0] if upto else None, budget=settings.budget, starter=ahead,
-                             preload=assignment.imports)
+                             preload=assignment.imports, public_run=True)
     with session, warnings.catch_warnings(), np.errstate(all="ignore"), \
             contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
         warnings.simplefilter("ignore")
-        first, notebook = 0, Notebook(cells, session.cell_errors, own_text_cells(nb, assignment))
-        for grader, place in zip(graders, upto, strict=True):
+        started = []
+        for grader, place in zip(graders, upto, strict=True):  # the public run: what it says may be shown
             session.advance(place)
             session.begin_question()
-            result.questions.append(grader.run(session.env(), session.interruption))
+            started.append(grader.start(session.env(), session.interruption))
+        shown_errors, start_error = dict(session.cell_errors), session.start_error
+        if any(later for _, later in started) and not start_error:
+            session.begin_hidden()  # a new process: none of what it says is shown but in the graders' words
+        first, notebook = 0, Notebook(cells, shown_errors, own_text_cells(nb, assignment))
+        for grader, place, (question, later) in zip(graders, upto, started, strict=True):
+            if later:
+                session.advance(place)
+                session.begin_question()
+            result.questions.append(grader.finish(question, later, session.env(), session.interruption))
             explain(result.questions[-1], grader.names, place, first, notebook)
             first = place if place is not None else first
-    result.errors += [session.cell_errors[i] for i in sorted(session.cell_errors, key=abs)]
-    if session.start_error:
-        result.errors.append(session.start_error)
+    result.errors += [shown_errors[i] for i in sorted(shown_errors, key=abs)]
+    if start_error:
+        result.errors.append(start_error)
     if session.ran_out:
         cut = sum(q.status == "timeout" and "time budget" in q.problem for q in result.questions)
         result.errors.append(f"grading stopped: the notebook's time budget of {settings.budget:g} s ran out, "

@@ -20,6 +20,7 @@ from otter.test_files.abstract_test import TestCase
 from reading_maths.kit import FAILURES, Items, Mistake, Question
 from reading_maths.kit.proofblocks import Puzzle
 from reading_maths.results import CaseResult, QuestionResult, Status
+from reading_maths.sandbox.errors import HiddenDeferred
 
 Interruption = Callable[[], "tuple[Status, str] | None"]
 """Returns ``(status, message)`` once the student's process can no longer answer, else None."""
@@ -50,41 +51,88 @@ class GraderFile:
 
     def run(self, env: Mapping[str, Any], interrupted: Interruption | None = None) -> QuestionResult:
         """Run every case against ``env``; a case passes when it raises nothing."""
+        result, later = self.start(env, interrupted)
+        return self.finish(result, later, env, interrupted)
+
+    def start(self, env: Mapping[str, Any], interrupted: Interruption | None = None
+              ) -> tuple[QuestionResult, list[int]]:
+        """Run the cases that need no hidden call (the public run of :mod:`reading_maths.sandbox.disclosure`);
+        returns the result so far and the positions of the cases to run (again) in the hidden run."""
         result = QuestionResult(id=self.question, max_score=self.max_score)
         if self.names and all(env.get(n) is None for n in self.names):
             result.status = "missing"
             shown = ", ".join(f"`{n}`" for n in self.names)
             result.problem = f"{shown} not defined: run the cell that defines it and keep the name as given."
+        later: list[int] = []
         stop = None
-        for case in self.cases:
+        for index, case in enumerate(self.cases):
             if stop is None and interrupted is not None:
                 stop = interrupted()
             if stop is not None or result.status == "missing":
                 missing = "not-defined" if stop is None else None
                 result.cases.append(CaseResult(case.name, case.points, False, case.hidden, mistake=missing))
                 continue
-            result.cases.append(self._run_case(case, env))
+            try:
+                outcome, diagnose_later = self._run_case(case, env)
+            except HiddenDeferred:
+                outcome, diagnose_later = CaseResult(case.name, case.points, False, case.hidden), True
+            result.cases.append(outcome)
+            if diagnose_later:
+                later.append(index)
+        if stop is not None:
+            result.status, result.problem = stop
+            later = []
+        return result, later
+
+    def finish(self, result: QuestionResult, later: list[int], env: Mapping[str, Any],
+               interrupted: Interruption | None = None) -> QuestionResult:
+        """Run the cases ``later`` (in the hidden run), then settle the question's status and mistakes.
+
+        A public case whose diagnosis needed hidden calls keeps its public message and gains the catalogued
+        mistake the hidden run names; a case run whole here says only what its grader says in its own words."""
+        stop = None
+        for index in later:
+            if stop is None and interrupted is not None:
+                stop = interrupted()
+            if stop is not None:
+                break
+            case, before = self.cases[index], result.cases[index]
+            after, _ = self._run_case(case, env, hidden_run=True)
+            if not before.message:
+                result.cases[index] = after
+            elif not after.passed and after.mistake in self._own_mistakes:
+                before.mistake = after.mistake
+                before.message = f"{before.message} {self._own_mistakes[after.mistake]}"
         if stop is None and interrupted is not None:
             stop = interrupted()
         if stop is not None:
             result.status, result.problem = stop
-        elif result.status != "missing":
+        elif result.status not in ("missing", "error", "timeout"):
             result.status = "passed" if all(c.passed for c in result.cases) else "failed"
         catalogue = {m.name: m.message for m in self.mistakes}
         result.mistake_messages = {c.mistake: catalogue.get(c.mistake, c.message) for c in result.cases if c.mistake}
         return result
 
-    def _run_case(self, case: TestCase, env: Mapping[str, Any]) -> CaseResult:
+    @cached_property
+    def _own_mistakes(self) -> dict[str, str]:
+        """The grader's own catalogue (not the kit's kinds of failure): the mistakes a diagnosis names."""
+        kinds = {m.name for m in FAILURES}
+        return {m.name: m.message for m in self.mistakes if m.name not in kinds}
+
+    def _run_case(self, case: TestCase, env: Mapping[str, Any], hidden_run: bool = False
+                  ) -> tuple[CaseResult, bool]:
+        """The case's result, and whether its failure's diagnosis waits for the hidden run."""
         try:
             case.body.call_func(dict(env))
         except AssertionError as exc:
             message = str(exc) or case.failure_message or f"{case.name} failed."
-            return CaseResult(case.name, case.points, False, case.hidden, message, getattr(exc, "mistake", None))
+            return (CaseResult(case.name, case.points, False, case.hidden, message, getattr(exc, "mistake", None)),
+                    bool(getattr(exc, "diagnose_later", False)))
         except Exception as exc:  # noqa: BLE001 - a grader that cannot judge this answer fails the case
-            shown = f": {exc}" if not case.hidden else ""
+            shown = f": {exc}" if not (case.hidden or hidden_run) else ""
             message = f"{case.name}: could not check your answer ({type(exc).__name__}{shown})."
-            return CaseResult(case.name, case.points, False, case.hidden, message)
-        return CaseResult(case.name, case.points, True, case.hidden, case.success_message or "")
+            return CaseResult(case.name, case.points, False, case.hidden, message), False
+        return CaseResult(case.name, case.points, True, case.hidden, case.success_message or ""), False
 
 
 def _cases(namespace: dict[str, Any], path: Path) -> tuple[str, list[TestCase]]:

@@ -14,9 +14,11 @@ from typing import Any
 class Failed(AssertionError):
     """A failed check: its text is the student's feedback, ``mistake`` the catalogued mistake it names."""
 
-    def __init__(self, feedback: str, mistake: str | None = None):
+    def __init__(self, feedback: str, mistake: str | None = None, *, diagnose_later: bool = False):
         super().__init__(feedback)
         self.mistake = mistake
+        self.diagnose_later = diagnose_later
+        """the diagnosis needs calls on hidden inputs: the hidden run names the mistake (the grader runs it)"""
 
 
 def failure(mistake: str, feedback: str) -> Failed:

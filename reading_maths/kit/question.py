@@ -20,7 +20,8 @@ from reading_maths.kit.diagnosis import best_mistake
 from reading_maths.kit.memo import Memo, fingerprint
 from reading_maths.kit.mistakes import Failed, Mistake
 from reading_maths.kit.properties import Property, first_broken
-from reading_maths.sandbox.errors import CallTimeout, ProcessDied, StudentError
+from reading_maths.sandbox.disclosure import public_inputs
+from reading_maths.sandbox.errors import CallTimeout, HiddenDeferred, ProcessDied, StudentError
 from reading_maths.sandbox.inside.wire import COMPLEX, Unencodable
 
 RTOL = 1e-6
@@ -157,17 +158,22 @@ class Question:
         expected = self._outputs_of(None, args, kwargs)
         given = _copy_args(args)
         original = _copy_args(args)
-        actual_raw = self._call_student(student, given, kwargs, where, public)
+        with public_inputs(public):
+            actual_raw = self._call_student(student, given, kwargs, where, public)
         actual = self._numbers(actual_raw, where)
-        kind, problem = self._compare(actual, expected) or self._mutation(given, original) or (None, None)
+        kind, problem = self._compare(actual, expected, public) or self._mutation(given, original) or (None, None)
         if problem is None:
             return
         mistake = broken = None
-        if kind != "changed-input":
-            with np.errstate(all="ignore"):
-                mistake = self._diagnose(student, actual, args, kwargs)
-                if mistake is None and self.properties and kind == "wrong-values":
-                    broken = first_broken(self.properties, self._caller(student))
+        try:
+            if kind != "changed-input":
+                with np.errstate(all="ignore"):
+                    mistake = self._diagnose(student, actual, args, kwargs)
+                    if mistake is None and self.properties and kind == "wrong-values":
+                        broken = first_broken(self.properties, self._caller(student))
+        except HiddenDeferred:  # the diagnosis calls on hidden inputs: the hidden run adds it
+            raise Failed(self._feedback(where, problem, None, args, kwargs, expected, public), kind,
+                         diagnose_later=True) from None
         explanation = mistake.message if mistake else broken.message if broken else None
         raise Failed(self._feedback(where, problem, explanation, args, kwargs, expected, public),
                      mistake.name if mistake else kind)
@@ -181,7 +187,9 @@ class Question:
         """Call the student function and return its outputs as plain arrays (for property cases)."""
         where = _describe_call(self.name, label)
         self._require_callable(student)
-        return self._numbers(self._call_student(student, _copy_args(args), kwargs, where, public), where)
+        with public_inputs(public):
+            raw = self._call_student(student, _copy_args(args), kwargs, where, public)
+        return self._numbers(raw, where)
 
     # -- steps ---------------------------------------------------------------------------------
     def _require_callable(self, student: Any) -> None:
@@ -221,12 +229,15 @@ class Question:
     def _output_name(self, index: int) -> str:
         return self.outputs[index] if self.outputs else "the result"
 
-    def _compare(self, actual: list[np.ndarray], expected: list[np.ndarray]) -> tuple[str, str] | None:
-        """``(failure id, problem)`` of the first output that differs from the reference's, or None."""
+    def _compare(self, actual: list[np.ndarray], expected: list[np.ndarray], public: bool = False
+                 ) -> tuple[str, str] | None:
+        """``(failure id, problem)`` of the first output that differs from the reference's, or None; a hidden
+        case's problem is in words from a closed list (:func:`shape_difference`), never the shapes."""
         for i, (a, e) in enumerate(zip(actual, expected, strict=True)):
             what = self._output_name(i)
             if a.shape != e.shape:
-                return "wrong-shape", f"{what} has shape {a.shape}, but should have shape {e.shape}"
+                return "wrong-shape", (f"{what} has shape {a.shape}, but should have shape {e.shape}" if public
+                                       else f"{what} {shape_difference(a.shape, e.shape)}")
             if a.size and not np.all(np.isfinite(a) | ~np.isfinite(e)):
                 return "not-finite", f"{what} contains inf or nan where the answer is an ordinary number"
             if not same_values(a, e, self.rtol, self.atol):
@@ -272,6 +283,23 @@ class Question:
             shown = ", ".join(_short(a) for a in args)
             lines.append(f"Input: {self.name}({shown}{_kw(kwargs)}); expected {_short_outputs(expected)}.")
         return " ".join(lines)
+
+
+def shape_difference(actual: tuple[int, ...], expected: tuple[int, ...]) -> str:
+    """How a result's shape differs from the answer's, in words from a closed list: no length or number of axes
+    is repeated (on a hidden input they could carry what the student's code read of it)."""
+    if len(actual) != len(expected):
+        more = len(actual) > len(expected)
+        if abs(len(actual) - len(expected)) == 1:
+            return "has one axis too many" if more else "has one axis too few"
+        return "has too many axes" if more else "has too few axes"
+    if len(actual) >= 2 and actual[:-2] == expected[:-2] and actual[-2:] == expected[-2:][::-1]:
+        return "has its rows and columns swapped (the last two axes)"
+    wrong = [i for i, (a, e) in enumerate(zip(actual, expected, strict=True)) if a != e]
+    if len(wrong) > 1:
+        return "has the wrong length along several axes"
+    return ("has the wrong length along its last axis" if wrong[0] == len(actual) - 1
+            else "has the wrong length along its first axis" if wrong[0] == 0 else "has the wrong length along an axis")
 
 
 def _short(value: Any) -> str:

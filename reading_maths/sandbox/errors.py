@@ -21,3 +21,10 @@ class CallTimeout(Exception):
 
 class ProcessDied(Exception):
     """The student's code ended the process running the notebook (raised by sandbox proxies)."""
+
+
+class HiddenDeferred(BaseException):
+    """A grader asked for a call on inputs the student may not see while the notebook still runs in its public
+    run, whose output the student sees: the case is run again in the hidden run (see
+    :mod:`reading_maths.sandbox.disclosure`).  A ``BaseException``, so that no grader's ``except Exception``
+    takes it for the student's own error."""

@@ -28,8 +28,11 @@ class Proxy(Remote):
         return self._session.definition(self.__name__)
 
     def trials(self, calls: list[tuple[Remote, dict]]) -> Any:
+        from reading_maths.sandbox.errors import HiddenDeferred
         from reading_maths.sandbox.rerun import SessionTrials
 
+        if self._session.public_run:  # trials run decoys and hidden inputs: never in the public run
+            raise HiddenDeferred(self.__name__)
         if not all(isinstance(f, Proxy) and f._session is self._session for f, _ in calls):
             raise TypeError("a trial calls functions of the same notebook")
         return SessionTrials(self._session, self.__name__, [(f.__name__, kw) for f, kw in calls])

@@ -17,12 +17,15 @@ from dataclasses import dataclass
 from typing import Any, NoReturn
 
 from reading_maths.sandbox.channel import ChildGone
-from reading_maths.sandbox.errors import CallTimeout, ProcessDied, StudentError
+from reading_maths.sandbox.disclosure import public_now
+from reading_maths.sandbox.errors import CallTimeout, HiddenDeferred, ProcessDied, StudentError
 from reading_maths.sandbox.inside import wire
 from reading_maths.sandbox.mutant_calls import function_source
 from reading_maths.sandbox.notebook_run import Cell, NotebookRun
 from reading_maths.sandbox.proxy import Proxy
 
+BEFORE_ALL = -(1 << 30)
+"""A notebook position before every cell (restored read-only cells included)"""
 BUDGET_MESSAGE = ("not graded: this notebook's time budget ({budget:g} s for all of its cells and calls) ran out "
                   "before this question was finished; the checks not run score 0.")
 
@@ -34,6 +37,28 @@ class StudentSession(NotebookRun):
     _interruption: tuple[str, str] | None = None
     ran_out: bool = False
     """the budget ran out before every question was graded"""
+    shown_errors: dict[int, str] | None = None
+    """the public run's cell errors, once the hidden run has begun (None before)"""
+    public_run: bool = False
+    """in the public run (:mod:`reading_maths.sandbox.disclosure`): only calls on public inputs are made"""
+
+    @property
+    def hidden(self) -> bool:
+        """In the hidden run: nothing the child says is repeated in the student's words."""
+        return self.shown_errors is not None
+
+    def begin_hidden(self) -> None:
+        """End the public run (its process is stopped) and start the hidden run: the cells run again, in a new
+        process, as :meth:`advance` asks; the cell errors shown stay those of the public run."""
+        self.shown_errors = dict(self.cell_errors)
+        self._stop_child()
+        if self._scratch is not None:  # a new scratch folder: nothing of the public run's files is read again
+            from reading_maths.sandbox.process import remove_scratch
+
+            remove_scratch(self._scratch)
+            self._scratch = None
+        self.public_run, self.upto, self._interruption, self._described = False, BEFORE_ALL, None, {}
+        self.start_error = None
 
     # -- what graders see ------------------------------------------------------------------------
     def env(self) -> dict[str, Any]:
@@ -58,7 +83,8 @@ class StudentSession(NotebookRun):
     def interruption(self) -> tuple[str, str] | None:
         """``(status, message)`` once the current question's calls can no longer be answered."""
         if self._interruption is None and self.start_error:
-            return ("error", f"not graded: {self.start_error}")
+            return ("error", "not graded: the notebook could not be run again for the hidden tests" if self.hidden
+                    else f"not graded: {self.start_error}")
         if self._out_of_time():
             self.ran_out = True
             self._stop_child()  # nothing more of this notebook runs
@@ -70,6 +96,8 @@ class StudentSession(NotebookRun):
 
         Returns the result and the arguments the call changed, by position, as it left them.
         """
+        if self.public_run and not public_now():
+            raise HiddenDeferred(name)
         callbacks: list[Callable] = []
         request = {"op": "call", "name": name, "args": wire.encode(list(args), callbacks),
                    "kwargs": wire.encode(dict(kwargs), callbacks)}
@@ -146,7 +174,8 @@ class StudentSession(NotebookRun):
             self._interruption = ("timeout", f"`{name}` did not finish within {self.call_timeout:g} s; "
                                              "the rest of this question was not run.")
             raise CallTimeout() from None
-        self._interruption = ("error", f"`{name}` ended the notebook's Python process ({gone}); "
+        why = "" if self.hidden else f" ({gone})"  # the hidden run's reasons may carry what the student chose
+        self._interruption = ("error", f"`{name}` ended the notebook's Python process{why}; "
                                        "the rest of this question was not run.")
         raise ProcessDied() from None
 
