@@ -24,6 +24,7 @@ from pathlib import Path
 from string import Template
 
 from reading_maths.course import Assignment, assignments
+from reading_maths.kit.reference import SECRET_FILE, course_secret
 from reading_maths.reports.outputs import VISIBILITIES
 
 TEMPLATES = Path(__file__).resolve().parent / "templates" / "gradescope"
@@ -88,6 +89,8 @@ def build(root: Path, assignment: str, out: Path, *, hidden: str = "after_publis
         for path in _files(package):
             _add(zf, f"package/reading_maths/{path.relative_to(package).as_posix()}", path.read_bytes())
         _add(zf, f"course/source/{assignment}/{assignment}.ipynb", task.source_notebook.read_bytes())
+        course_secret(root)  # made if the course has none yet: the zip grades with the course's own hidden inputs
+        _add(zf, f"course/{SECRET_FILE}", (root / SECRET_FILE).read_bytes())
         graders = root / "graders" / assignment
         for path in _files(graders):
             _add(zf, f"course/graders/{assignment}/{path.relative_to(graders).as_posix()}", path.read_bytes())

@@ -54,12 +54,12 @@ generator. Each case compares the student's function with the reference (the ans
 
 from otter.test_files import test_case
 
-from reading_maths.kit import Mistake, Question, hidden_rng, reference
+from reading_maths.kit import Mistake, Question, course_seed, hidden_rng, reference
 
 OK_FORMAT = False
 name = "{question}"
 
-SEED = {seed}  # hidden: never in release/
+SEED = course_seed({seed})  # hidden: the number and the course's secret, never in release/
 REF = reference("{assignment}")
 
 MISTAKES = [

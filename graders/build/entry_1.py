@@ -4,12 +4,12 @@ one point each (the four strength cases hidden), failing with an id of its ``MIS
 The seed makes the variations of the student's example on which mutants are compared (hidden: never in release/).
 """
 
-from reading_maths.kit import build, reference
+from reading_maths.kit import build, course_seed, reference
 
 OK_FORMAT = False
 name = "entry_1"
 
-SEED = 27_182_818  # hidden: never in release/
+SEED = course_seed(27_182_818)  # hidden: the number and the course's secret, never in release/
 REF = reference("build")
 
 WORKED = {"the worked entry (layer norm)": REF.entry_0["equation"]}

@@ -11,13 +11,13 @@ implementations by far less than that (the right answers in tests/corpora/code/a
 import numpy as np
 from otter.test_files import test_case
 
-from reading_maths.kit import Mistake, QuadraticGradient, Question, Scaled, hidden_rng, reference
+from reading_maths.kit import Mistake, QuadraticGradient, Question, Scaled, course_seed, hidden_rng, reference
 from reading_maths.kit.properties import CannotTell, Property, close
 
 OK_FORMAT = False
 name = "adam"
 
-SEED = 27_182_818  # hidden: never in release/
+SEED = course_seed(27_182_818)  # hidden: the number and the course's secret, never in release/
 REF = reference("code")
 
 

@@ -9,13 +9,13 @@ Tolerance: the default rtol 1e-6 on each of theta_t, m_t and v_t.
 import numpy as np
 from otter.test_files import test_case
 
-from reading_maths.kit import Mistake, Question, hidden_rng, reference
+from reading_maths.kit import Mistake, Question, course_seed, hidden_rng, reference
 from reading_maths.kit.properties import CannotTell, Property, close
 
 OK_FORMAT = False
 name = "adam_step"
 
-SEED = 31_415_877  # hidden: never in release/
+SEED = course_seed(31_415_877)  # hidden: the number and the course's secret, never in release/
 REF = reference("code")
 
 

@@ -9,13 +9,13 @@ Tolerance: the default rtol 1e-6.
 import numpy as np
 from otter.test_files import test_case
 
-from reading_maths.kit import Mistake, Question, hidden_rng, reference
+from reading_maths.kit import Mistake, Question, course_seed, hidden_rng, reference
 from reading_maths.kit.properties import Property, close, one
 
 OK_FORMAT = False
 name = "attention"
 
-SEED = 55_120_871  # hidden: never in release/
+SEED = course_seed(55_120_871)  # hidden: the number and the course's secret, never in release/
 REF = reference("code")
 
 

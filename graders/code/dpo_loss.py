@@ -9,13 +9,13 @@ Tolerance: the default rtol 1e-6 (softplus is well-conditioned).
 import numpy as np
 from otter.test_files import test_case
 
-from reading_maths.kit import Mistake, Question, hidden_rng, reference
+from reading_maths.kit import Mistake, Question, course_seed, hidden_rng, reference
 from reading_maths.kit.properties import Property, close, one
 
 OK_FORMAT = False
 name = "dpo_loss"
 
-SEED = 37_904_115  # hidden: never in release/
+SEED = course_seed(37_904_115)  # hidden: the number and the course's secret, never in release/
 REF = reference("code")
 
 

@@ -8,13 +8,13 @@ Tolerance: the default rtol 1e-6 (probabilities are well-conditioned once the ma
 import numpy as np
 from otter.test_files import test_case
 
-from reading_maths.kit import Mistake, Question, hidden_rng, reference
+from reading_maths.kit import Mistake, Question, course_seed, hidden_rng, reference
 from reading_maths.kit.properties import Property, close, one
 
 OK_FORMAT = False
 name = "softmax"
 
-SEED = 90_417_233  # hidden: never in release/
+SEED = course_seed(90_417_233)  # hidden: the number and the course's secret, never in release/
 REF = reference("code")
 
 

@@ -6,10 +6,10 @@ name = "moving_average"
 import numpy as np
 from otter.test_files import test_case
 
-from reading_maths.kit import Mistake, Question, hidden_rng, reference
+from reading_maths.kit import Mistake, Question, course_seed, hidden_rng, reference
 from reading_maths.kit.properties import Property, close, one
 
-SEED = 7310
+SEED = course_seed(7310)  # hidden: the number and the course's secret, never in release/
 REF = reference("proofs")
 
 

@@ -26,8 +26,8 @@ from reading_maths.kit.question import (
     same_values,
     split_outputs,
 )
-from reading_maths.kit.reference import hidden_rng, reference
+from reading_maths.kit.reference import course_seed, hidden_rng, reference
 from reading_maths.sandbox.inside.functions_as_data import QuadraticGradient, Scaled
 
 __all__ = ["ATOL", "FAILURES", "RTOL", "Failed", "Items", "Mistake", "NotNumeric", "QuadraticGradient", "Question",
-           "Scaled", "as_plain_array", "hidden_rng", "reference", "same_values", "split_outputs"]
+           "Scaled", "as_plain_array", "course_seed", "hidden_rng", "reference", "same_values", "split_outputs"]

@@ -219,7 +219,7 @@ def test_passes(e: _Entry) -> None:
             "must pass on a right implementation before it can catch wrong ones.") from None
 
 
-def equation_new(e: _Entry, others: dict[str, Any], worked: dict[str, str], seed: int) -> None:
+def equation_new(e: _Entry, others: dict[str, Any], worked: dict[str, str], seed: tuple[int, ...]) -> None:
     course = dict(worked) | COURSE_EQUATIONS
     known = dict(course)
     for name, entry in others.items():
@@ -246,7 +246,7 @@ def equation_new(e: _Entry, others: dict[str, Any], worked: dict[str, str], seed
                 "Pick an equation the course does not work.")
 
 
-def entry_cases(number: int, seed: int, worked: dict[str, str]) -> tuple[Any, ...]:
+def entry_cases(number: int, seed: tuple[int, ...], worked: dict[str, str]) -> tuple[Any, ...]:
     """The 11 Otter cases of entry ``number``, in the order of :data:`CASES` (one point each, the strength
     thresholds hidden); ``worked`` names the worked entry's equation."""
     names = [f"entry_{number}", f"implementation_{number}", f"test_{number}"]

@@ -237,7 +237,7 @@ class Question:
             what = self._output_name(i)
             if a.shape != e.shape:
                 return "wrong-shape", (f"{what} has shape {a.shape}, but should have shape {e.shape}" if public
-                                       else f"{what} {shape_difference(a.shape, e.shape)}")
+                                       else f"{what} has the wrong shape: it {shape_difference(a.shape, e.shape)}")
             if a.size and not np.all(np.isfinite(a) | ~np.isfinite(e)):
                 return "not-finite", f"{what} contains inf or nan where the answer is an ordinary number"
             if not same_values(a, e, self.rtol, self.atol):

@@ -14,6 +14,8 @@ import contextlib
 import functools
 import io
 import linecache
+import os
+import secrets
 import sys
 from pathlib import Path
 from types import SimpleNamespace
@@ -23,6 +25,21 @@ import numpy as np
 
 from reading_maths.course import find_root
 
+SECRET_FILE = "course-secret.key"
+"""The course's secret, beside the gradebook: mixed into every grader's seed, so that hidden random inputs are
+the course's own (a new course folder, a new term: new inputs).  Made by ``reading-maths release`` (or the first
+grading), mode 600, never released, never committed."""
+
+
+def _course_of(anchor: str | Path | None) -> Path:
+    """The course holding ``anchor`` (a path inside it), else the one holding the working directory."""
+    root = None
+    if anchor is not None:
+        start = Path(anchor).resolve()
+        with contextlib.suppress(FileNotFoundError):
+            root = find_root(start if start.is_dir() else start.parent)
+    return root or find_root()
+
 
 def reference(assignment: str, anchor: str | Path | None = None) -> SimpleNamespace:
     """The reference solution of ``assignment``: its source notebook's non-test cells, run.
@@ -30,14 +47,34 @@ def reference(assignment: str, anchor: str | Path | None = None) -> SimpleNamesp
     ``anchor`` is a path inside the course (by default the calling grader file, or the course folder);
     when it lies outside any course, the course is found from the working directory.
     """
-    root = None
-    if anchor is None:
-        anchor = sys._getframe(1).f_code.co_filename  # the grader file that asks
-    if anchor is not None:
-        start = Path(anchor).resolve()
-        with contextlib.suppress(FileNotFoundError):
-            root = find_root(start if start.is_dir() else start.parent)
-    return reference_of(root or find_root(), assignment)
+    return reference_of(_course_of(sys._getframe(1).f_code.co_filename if anchor is None else anchor), assignment)
+
+
+def course_seed(number: int, anchor: str | Path | None = None) -> tuple[int, ...]:
+    """A grader file's seed for its hidden random inputs: its own ``number`` and its course's secret words
+    (``anchor`` as for :func:`reference`).  Fixed edge cases are literals in the grader and stay as they are."""
+    return (number, *course_secret(_course_of(sys._getframe(1).f_code.co_filename if anchor is None else anchor)))
+
+
+@functools.cache
+def course_secret(root: Path) -> tuple[int, ...]:
+    """The secret of the course at ``root`` as 32-bit words, made (256 random bits, mode 600) if it has none."""
+    path = Path(root) / SECRET_FILE
+    if not path.exists():
+        draft = path.with_name(f".{SECRET_FILE}.{os.getpid()}")
+        try:
+            descriptor = os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+            with os.fdopen(descriptor, "wb") as out:
+                out.write(secrets.token_bytes(32))
+            with contextlib.suppress(FileExistsError):  # another process made it first: theirs counts
+                os.link(draft, path)
+        finally:
+            with contextlib.suppress(OSError):
+                os.unlink(draft)
+    data = path.read_bytes()
+    if len(data) < 16:
+        raise ValueError(f"{path} is not a course secret (fewer than 16 bytes): delete it to make a new one")
+    return tuple(int.from_bytes(data[i:i + 4], "little") for i in range(0, len(data) - 3, 4))
 
 
 @functools.cache
@@ -60,6 +97,7 @@ def reference_of(root: Path, assignment: str) -> SimpleNamespace:
     return SimpleNamespace(**{k: v for k, v in namespace.items() if not k.startswith("__")})
 
 
-def hidden_rng(seed: int, case: str) -> np.random.Generator:
-    """A generator for one hidden case: the same numbers on every run, different per case."""
-    return np.random.default_rng([seed, *case.encode()])
+def hidden_rng(seed: int | tuple[int, ...], case: str) -> np.random.Generator:
+    """A generator for one hidden case: the same numbers on every run, different per case (and per course, for a
+    seed from :func:`course_seed`)."""
+    return np.random.default_rng([*(seed if isinstance(seed, tuple) else (seed,)), *case.encode()])

@@ -44,7 +44,7 @@ def test_habits(source: str) -> str | None:
     return None
 
 
-def strong(e: _Entry, threshold: float, seed: int) -> None:
+def strong(e: _Entry, threshold: float, seed: tuple[int, ...]) -> None:
     impl = e.function(e.impl, e.name.replace("entry", "implementation"))
     test = e.function(e.test, e.name.replace("entry", "test"))
     try:

@@ -10,6 +10,7 @@ from pathlib import Path
 import nbformat
 
 from reading_maths.course import assignments as course_assignments
+from reading_maths.kit.reference import course_secret
 from reading_maths.nbgrader.environment import course_directory, nbgrader_env
 from reading_maths.nbgrader.term import due_dates, write_due_dates
 from reading_maths.scaffold import sync_generated_cells
@@ -47,6 +48,7 @@ def release(root: Path, assignments: list[str] | None = None,
     if unknown:
         raise LookupError(f"no assignment {unknown[0]!r} in source/; known assignments: {', '.join(known)}")
     chosen = assignments or [a.id for a in course_assignments(root)]
+    course_secret(Path(root).resolve())  # the course's hidden inputs are its own from the first release on
     for assignment in chosen:
         sync_generated_cells(root, assignment)
         for notebook in generate(root, assignment, db_url).glob("*.ipynb"):
