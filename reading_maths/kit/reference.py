@@ -28,7 +28,8 @@ from reading_maths.course import find_root
 SECRET_FILE = "course-secret.key"
 """The course's secret, beside the gradebook: mixed into every grader's seed, so that hidden random inputs are
 the course's own (a new course folder, a new term: new inputs).  Made by ``reading-maths release`` (or the first
-grading), mode 600, never released, never committed."""
+grading) with the permissions the gradebook gets (the course folder keeps students out of it, as of ``graders/``),
+never released, never committed."""
 
 
 def _course_of(anchor: str | Path | None) -> Path:
@@ -58,12 +59,12 @@ def course_seed(number: int, anchor: str | Path | None = None) -> tuple[int, ...
 
 @functools.cache
 def course_secret(root: Path) -> tuple[int, ...]:
-    """The secret of the course at ``root`` as 32-bit words, made (256 random bits, mode 600) if it has none."""
+    """The secret of the course at ``root`` as 32-bit words, made (256 random bits) if it has none."""
     path = Path(root) / SECRET_FILE
     if not path.exists():
         draft = path.with_name(f".{SECRET_FILE}.{os.getpid()}")
         try:
-            descriptor = os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+            descriptor = os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
             with os.fdopen(descriptor, "wb") as out:
                 out.write(secrets.token_bytes(32))
             with contextlib.suppress(FileExistsError):  # another process made it first: theirs counts

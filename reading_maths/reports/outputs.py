@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import math
 from pathlib import Path
 from xml.etree import ElementTree as ET
 
@@ -46,7 +45,7 @@ def _cases_test(question: str, kind: str, number: str, cases: list, problem: str
     }
 
 
-def gradescope(result: GradeResult, hidden: str = "after_published", seconds: float | None = None) -> str:
+def gradescope(result: GradeResult, hidden: str = "after_published") -> str:
     """Gradescope's ``results.json`` for one graded notebook, as its autograder specification has it.
 
     Each question gives two tests: its public checks (always visible: the text's own examples, and
@@ -54,7 +53,9 @@ def gradescope(result: GradeResult, hidden: str = "after_published", seconds: fl
     visibility (``after_published`` by default: the specification asks that tests that carry points
     be hidden only until publication, or students lose sight of their total). A hidden test's
     output is its cases' messages, which never hold hidden inputs or expected values. Every text is
-    ``text`` format, so what a student wrote is shown as written, never as HTML or Markdown.
+    ``text`` format, so what a student wrote is shown as written, never as HTML or Markdown. No
+    ``execution_time``: how long the hidden tests took is a channel out of the hidden run
+    (:mod:`reading_maths.sandbox.disclosure`).
     """
     if hidden not in VISIBILITIES:
         raise ValueError(f"visibility {hidden!r} is not one of {', '.join(VISIBILITIES)}")
@@ -71,8 +72,6 @@ def gradescope(result: GradeResult, hidden: str = "after_published", seconds: fl
         "test_output_format": "text", "test_name_format": "text", "stdout_visibility": "hidden",
         "extra_data": {"assignment": result.assignment, "max_score": result.max_score}, "tests": tests,
     }
-    if seconds is not None:
-        data["execution_time"] = math.ceil(seconds)
     return json.dumps(data, indent=2)
 
 

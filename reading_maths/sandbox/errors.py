@@ -5,6 +5,8 @@ Raised by :mod:`reading_maths.sandbox.session` proxies; graders and the kit turn
 
 from __future__ import annotations
 
+import builtins
+
 
 class StudentError(Exception):
     """The student's code raised; carries the exception's type name and message as plain text."""
@@ -28,3 +30,10 @@ class HiddenDeferred(BaseException):
     run, whose output the student sees: the case is run again in the hidden run (see
     :mod:`reading_maths.sandbox.disclosure`).  A ``BaseException``, so that no grader's ``except Exception``
     takes it for the student's own error."""
+
+
+def standard_name(type_name: str) -> str:
+    """``type_name`` when it names one of Python's own exceptions, else ``"Exception"`` (a class the student names
+    could spell out what their code read)."""
+    standard = getattr(builtins, type_name, None)
+    return type_name if isinstance(standard, type) and issubclass(standard, BaseException) else "Exception"

@@ -18,7 +18,7 @@ from typing import Any, NoReturn
 
 from reading_maths.sandbox.channel import ChildGone
 from reading_maths.sandbox.disclosure import public_now
-from reading_maths.sandbox.errors import CallTimeout, HiddenDeferred, ProcessDied, StudentError
+from reading_maths.sandbox.errors import CallTimeout, HiddenDeferred, ProcessDied, StudentError, standard_name
 from reading_maths.sandbox.inside import wire
 from reading_maths.sandbox.mutant_calls import function_source
 from reading_maths.sandbox.notebook_run import Cell, NotebookRun
@@ -156,6 +156,8 @@ class StudentSession(NotebookRun):
                     return message
                 elif event == "raise":
                     kind, text = str(message.get("type", "Exception"))[:80], str(message.get("message", ""))[:500]
+                    if self.hidden:  # the hidden run's exceptions: a standard type's name, no text
+                        kind, text = standard_name(kind), ""
                     raise StudentError(kind, text)
                 else:
                     raise ChildGone("it broke the grading protocol (unexpected message)")
