@@ -22,6 +22,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from hostile.canary import canary_notebook, hidden_values, honest_notebook, leaks
 
 from classroom.builder import ClassBuilder, fill
 from conftest import ROOT
@@ -92,6 +93,8 @@ def submissions() -> dict[str, nbformat.NotebookNode | bytes]:
         "wrong": fill(release, [answers["wrong"][0] for answers in pool.values()]),
         "blank": release,
         "hostile": hostile,
+        "canary": canary_notebook(ROOT),  # says every hidden input it sees every way it can (hostile/canary.py)
+        "control": honest_notebook(ROOT),
         "corrupt": b"\xff\xfe{ not a notebook",
         "foreign": nbformat.read(ROOT / "release" / "notation" / "notation.ipynb", as_version=4),
         # links to the reference solution in the image (Gradescope's unzip keeps symbolic links)
@@ -255,3 +258,12 @@ def test_every_run_shows_the_instructor_whether_the_sandbox_works(results):
     for name, found in results.items():
         assert found["stdout"].startswith("sandbox: "), name
         assert "sandbox:" not in found["text"], "not in results.json: students do not see it"
+
+
+def test_no_hidden_input_reaches_results_json_at_any_visibility(results):
+    """Everything Gradescope can show a student (results.json, every test's output at every visibility, the
+    top-level output, stdout) holds none of the hidden values the canary saw; its public values come out."""
+    canary = {"results.json": results["canary"]["text"].encode(), "stdout": results["canary"]["stdout"].encode()}
+    control = (results["control"]["text"] + results["control"]["stdout"]).encode()
+    assert any(b"3.0, 1.0, 0.0" in data for data in canary.values()), "the canary's public values never came out"
+    assert not leaks(canary, control, hidden_values(ROOT))
