@@ -181,14 +181,25 @@ class SafeCollect(ExchangeCollect):
 
 class SafeFileNameCollector(FileNameCollectorPlugin):
     """``zip_collect``'s collector: nbgrader's file-name matching, refusing a file that is a link, a hard link,
-    a FIFO or a device (zip_collect would copy what it points to)."""
+    a FIFO or a device (zip_collect would copy what it points to), and a file a student uploaded that would be
+    filed as ``timestamp.txt`` (nbgrader keeps such a file as the submission's time)."""
 
     def collect(self, submitted_file: str):
         st = os.lstat(submitted_file)
         if (why := refusal(st.st_mode, st.st_nlink, os.path.basename(submitted_file))) is not None:
             self.log.warning("Refused %s", why)
             return None
-        return super().collect(submitted_file)
+        found = super().collect(submitted_file)
+        if found and self.files_as(found["file_id"], submitted_file) == "timestamp.txt":
+            self.log.warning("Refused %s: as timestamp.txt it would be the submission's time (the student's to "
+                             "write); the time is the LMS's", os.path.basename(submitted_file))
+            return None
+        return found
+
+    @staticmethod
+    def files_as(file_id: str, submitted_file: str) -> str:
+        """The name zip_collect files ``submitted_file`` under in the student's folder (its ``_transfer_files``)."""
+        return os.path.normpath(os.path.splitext(file_id)[0] + os.path.splitext(submitted_file)[1])
 
 
 # -- the shared exchange's layout (a hub) ------------------------------------------------------------------
