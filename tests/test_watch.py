@@ -13,10 +13,12 @@ import signal
 import subprocess
 import threading
 import time
+from datetime import timedelta
 from pathlib import Path
 
 import nbformat
 import pytest
+from nbgrader.utils import parse_utc
 from test_autograde import ASSIGNMENT, BIN, NO_SHIFT_SOFTMAX, auto_scores, env_for, nbgrader
 
 from classroom.builder import answered
@@ -99,9 +101,11 @@ def test_watch_grades_submissions_and_resubmissions_as_they_arrive(tmp_path):
         third = next_line(lines, "graded grace:")
         got, out_of = (float(x) for x in third.split(":")[1].split("/"))
         assert got == out_of > 0
-        stamp = (course / "submitted" / "ada" / ASSIGNMENT / "timestamp.txt").read_text().strip()
+        stamp = parse_utc((course / "submitted" / "ada" / ASSIGNMENT / "timestamp.txt").read_text().strip())
         inbound = sorted((course / "exchange" / COURSE_ID / "inbound").glob(f"ada+{ASSIGNMENT}+*"))
-        assert len(inbound) == 2 and inbound[-1].name.split("+")[2] == stamp  # the latest was kept
+        # the latest was kept, at its entry's change time (the course's SafeCollect), a moment after its name's
+        assert len(inbound) == 2 and abs(parse_utc(inbound[-1].name.split("+")[2]) - stamp) < timedelta(seconds=5)
+        assert (course / "submission-times" / ASSIGNMENT / "ada.json").is_file()
     finally:
         watcher.send_signal(signal.SIGTERM)
         try:
