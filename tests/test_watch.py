@@ -7,6 +7,7 @@ itself (SIGTERM, which it handles) and checks that it ended cleanly.
 
 from __future__ import annotations
 
+import json
 import queue
 import shutil
 import signal
@@ -23,6 +24,7 @@ from test_autograde import ASSIGNMENT, BIN, NO_SHIFT_SOFTMAX, auto_scores, env_f
 
 from classroom.builder import answered
 from classroom.roster import COURSE_ID, _exchange
+from reading_maths.nbgrader.times import SubmissionTimes
 
 pytestmark = pytest.mark.sandbox
 
@@ -105,7 +107,8 @@ def test_watch_grades_submissions_and_resubmissions_as_they_arrive(tmp_path):
         inbound = sorted((course / "exchange" / COURSE_ID / "inbound").glob(f"ada+{ASSIGNMENT}+*"))
         # the latest was kept, at its entry's change time (the course's SafeCollect), a moment after its name's
         assert len(inbound) == 2 and abs(parse_utc(inbound[-1].name.split("+")[2]) - stamp) < timedelta(seconds=5)
-        assert (course / "submission-times" / ASSIGNMENT / "ada.json").is_file()
+        kept = SubmissionTimes(**json.loads((course / "submission-times" / ASSIGNMENT / "ada.json").read_text()))
+        assert set(kept.claimed) == {"entry name", "timestamp.txt"} and kept.disagreements() == {}, kept  # honest
     finally:
         watcher.send_signal(signal.SIGTERM)
         try:
@@ -117,3 +120,4 @@ def test_watch_grades_submissions_and_resubmissions_as_they_arrive(tmp_path):
     assert watcher.returncode == 0, "".join(seen)
     assert seen[-1].strip() == "stopped watching"
     assert sum(1 for line in seen if line.startswith("graded ada:")) == 2  # each version graded once
+    assert not [line for line in seen if "Submission time of" in line], "nbgrader submit's own times agree"
