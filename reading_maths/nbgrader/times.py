@@ -48,10 +48,6 @@ def change_time(entry: Path) -> datetime:
     return datetime.fromtimestamp(latest, UTC).replace(tzinfo=None)
 
 
-def shown(moment: datetime | None) -> str:
-    return "none" if moment is None else f"{moment:%Y-%m-%d %H:%M:%S} UTC"
-
-
 @dataclass
 class SubmissionTimes:
     """One submission's trusted time (the one nbgrader records) and the times its student wrote."""
