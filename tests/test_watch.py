@@ -7,20 +7,24 @@ itself (SIGTERM, which it handles) and checks that it ended cleanly.
 
 from __future__ import annotations
 
+import json
 import queue
 import shutil
 import signal
 import subprocess
 import threading
 import time
+from datetime import timedelta
 from pathlib import Path
 
 import nbformat
 import pytest
+from nbgrader.utils import parse_utc
 from test_autograde import ASSIGNMENT, BIN, NO_SHIFT_SOFTMAX, auto_scores, env_for, nbgrader
 
 from classroom.builder import answered
 from classroom.roster import COURSE_ID, _exchange
+from reading_maths.nbgrader.times import SubmissionTimes
 
 pytestmark = pytest.mark.sandbox
 
@@ -99,9 +103,12 @@ def test_watch_grades_submissions_and_resubmissions_as_they_arrive(tmp_path):
         third = next_line(lines, "graded grace:")
         got, out_of = (float(x) for x in third.split(":")[1].split("/"))
         assert got == out_of > 0
-        stamp = (course / "submitted" / "ada" / ASSIGNMENT / "timestamp.txt").read_text().strip()
+        stamp = parse_utc((course / "submitted" / "ada" / ASSIGNMENT / "timestamp.txt").read_text().strip())
         inbound = sorted((course / "exchange" / COURSE_ID / "inbound").glob(f"ada+{ASSIGNMENT}+*"))
-        assert len(inbound) == 2 and inbound[-1].name.split("+")[2] == stamp  # the latest was kept
+        # the latest was kept, at its entry's change time (the course's SafeCollect), a moment after its name's
+        assert len(inbound) == 2 and abs(parse_utc(inbound[-1].name.split("+")[2]) - stamp) < timedelta(seconds=5)
+        kept = SubmissionTimes(**json.loads((course / "submission-times" / ASSIGNMENT / "ada.json").read_text()))
+        assert set(kept.claimed) == {"entry name", "timestamp.txt"} and kept.disagreements() == {}, kept  # honest
     finally:
         watcher.send_signal(signal.SIGTERM)
         try:
@@ -113,3 +120,4 @@ def test_watch_grades_submissions_and_resubmissions_as_they_arrive(tmp_path):
     assert watcher.returncode == 0, "".join(seen)
     assert seen[-1].strip() == "stopped watching"
     assert sum(1 for line in seen if line.startswith("graded ada:")) == 2  # each version graded once
+    assert not [line for line in seen if "Submission time of" in line], "nbgrader submit's own times agree"

@@ -27,23 +27,21 @@ STUDENTS = {
 }
 
 
-def test_zip_collect_files_canvas_download_as_submissions(tmp_path):
-    course = tmp_path / "course"
-    course.mkdir()
+def zip_collect(course: Path, files: dict[str, str], config: str = "") -> subprocess.CompletedProcess:
+    """``files`` (name -> text) zipped as the LMS's download into ``course``, then ``nbgrader zip_collect code``
+    with the course's config (and ``config`` after it)."""
     shutil.copy(ROOT / "nbgrader_config.py", course / "nbgrader_config.py")
+    with (course / "nbgrader_config.py").open("a") as fh:
+        fh.write("\n" + config)
     shutil.copytree(ROOT / "source" / "code", course / "source" / "code")
     # zip_collect checks the file names against the released notebooks
     (course / "release" / "code").mkdir(parents=True)
     shutil.copy(ROOT / "source" / "code" / "code.ipynb", course / "release" / "code" / "code.ipynb")
-
-    notebook = nbformat.read(ROOT / "source" / "code" / "code.ipynb", as_version=4)
     archive = course / "downloaded" / "code" / "archive"
     archive.mkdir(parents=True)
     with zipfile.ZipFile(archive / "submissions.zip", "w") as zf:
-        for i, name in enumerate(STUDENTS):
-            notebook.metadata["student_marker"] = i
-            zf.writestr(name, nbformat.writes(notebook))
-        zf.writestr("readme.txt", "not a submission")
+        for name, text in files.items():
+            zf.writestr(name, text)
 
     from nbgrader.api import Gradebook
 
@@ -56,6 +54,18 @@ def test_zip_collect_files_canvas_download_as_submissions(tmp_path):
         cwd=course, capture_output=True, text=True, env=env, timeout=300, check=False,
     )
     assert done.returncode == 0, done.stderr[-3000:]
+    return done
+
+
+def test_zip_collect_files_canvas_download_as_submissions(tmp_path):
+    course = tmp_path / "course"
+    course.mkdir()
+    notebook = nbformat.read(ROOT / "source" / "code" / "code.ipynb", as_version=4)
+    files = {}
+    for i, name in enumerate(STUDENTS):
+        notebook.metadata["student_marker"] = i
+        files[name] = nbformat.writes(notebook)
+    zip_collect(course, files | {"readme.txt": "not a submission"})
 
     submitted = course / "submitted"
     assert sorted(p.name for p in submitted.iterdir()) == sorted(STUDENTS.values())
@@ -67,3 +77,24 @@ def test_zip_collect_files_canvas_download_as_submissions(tmp_path):
         late = "_LATE_" in name
         stamp = (submitted / student / "code" / "timestamp.txt").read_text()
         assert stamp.startswith("2027-02-12 17:00:01" if late else "2027-02-12 17:00:00"), (name, stamp)
+
+
+def test_a_student_uploaded_timestamp_is_not_the_submissions_time(tmp_path):
+    """A course that takes other files than notebooks from the LMS (a wider pattern and ``valid_ext``): a late
+    student who uploads a ``timestamp.txt`` saying they were on time would have it filed as the submission's
+    ``timestamp.txt``, which nbgrader then keeps. It is refused; the time is the LMS's (the LATE_ marker's)."""
+    course = tmp_path / "course"
+    course.mkdir()
+    notebook = nbformat.writes(nbformat.read(ROOT / "source" / "code" / "code.ipynb", as_version=4))
+    wider = (r'c.LmsFileNames.named_regexp = r"^(?:.*/)?(?P<student_id>[^/_]+)_(?P<late>LATE_|late_)?\d+_\d+_'
+             r'(?P<file_id>[^/]+?)(?:-\d+)?\.(?:ipynb|txt)$"' '\nc.LmsFileNames.valid_ext = [".ipynb", ".txt"]\n')
+    done = zip_collect(course, {"turingalan_LATE_23456_78901_code.ipynb": notebook,
+                                "turingalan_LATE_23456_78901_timestamp.txt": "2027-02-09 09:00:00.000000 UTC",
+                                "turingalan_LATE_23456_78901_data.txt": "a data file the course asked for",
+                                "lovelaceada_12345_67890_code.ipynb": notebook}, wider)
+    folder = course / "submitted" / "turingalan" / "code"
+    assert "as timestamp.txt it would be the submission's time" in done.stdout + done.stderr, done.stderr[-3000:]
+    assert (folder / "data.txt").is_file(), "other files are still taken"
+    assert (folder / "timestamp.txt").read_text().startswith("2027-02-12 17:00:01")
+    assert (course / "submitted" / "lovelaceada" / "code" / "timestamp.txt").read_text().startswith(
+        "2027-02-12 17:00:00")

@@ -10,6 +10,7 @@ import click
 
 from reading_maths.cli.group import course_root, main
 from reading_maths.reports import outputs
+from reading_maths.reports.escape import terminal_text
 from reading_maths.reports.tables import print_gathered
 
 
@@ -113,6 +114,10 @@ def report_command(assignment, out):
         if waiting:
             click.secho(f"{name}: {max(waiting.values())} submission(s) await hand-marking in formgrader "
                         f"({', '.join(waiting)}); they count 0 in grades.csv until marked", fg="yellow")
+    for t in data["time_disagreements"]:
+        said = "; ".join(f"{where} says {text!r}" for where, text in t["claimed"].items())
+        click.secho(terminal_text(f"{t['assignment']}: {t['student']}'s submission was recorded at {t['recorded']} "
+                                  f"({t['source']}), but the student's {said}"), fg="yellow")
 
 
 @main.group("checks")

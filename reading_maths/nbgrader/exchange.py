@@ -16,6 +16,12 @@ refuses, with the reason in collect's output, an entry:
 - whose timestamp is more than :attr:`SafeCollect.clock_skew` seconds in the future;
 - holding a symbolic link, a hard link, a FIFO, a device, or a file owned by someone else.
 
+The time of an accepted entry is not its name's, nor its ``timestamp.txt``'s (both are the student's to write):
+it is the latest change time (``st_ctime``) of the entry and of everything in it (:mod:`.times`), which
+orders a student's entries and is written to ``submitted/<student>/<assignment>/timestamp.txt``, where
+autograde and the late penalty read it. When the name or ``timestamp.txt`` says otherwise by more than a
+minute, collect prints a warning naming the student and both times, and ``reading-maths report`` lists it.
+
 A refused entry is never copied; the student's other entries are considered instead, so a forged entry
 cannot replace the victim's real one. Files are copied opened with ``O_NOFOLLOW`` (a link swapped in after
 the checks is refused at the copy), and a copy that fails leaves nothing half-written in ``submitted/``.
@@ -37,12 +43,11 @@ from traitlets import Bool, Float
 
 from reading_maths.inputs import MAX_BYTES, UnsafeInput, read_regular, refusal, unsafe_entries
 from reading_maths.nbgrader.gather import STUDENT_ID
+from reading_maths.nbgrader.times import FORMAT, SubmissionTimes, change_time, parse_claim
+from reading_maths.nbgrader.times import naive_utc as _naive_utc
+from reading_maths.nbgrader.times import record as keep_times
 
 OLDEST = datetime(1970, 1, 1)
-
-
-def _naive_utc(moment: datetime) -> datetime:
-    return moment.astimezone(UTC).replace(tzinfo=None) if moment.tzinfo else moment
 
 
 def owner_problem(path: Path, student: str, collector_uid: int) -> str | None:
@@ -95,7 +100,27 @@ class SafeCollect(ExchangeCollect):
             record["refused"] = "its name is not student+assignment+timestamp"
             return self._logged(record)
         record["refused"] = self._refusal(Path(path), student, record["timestamp"])
+        if not record["refused"]:
+            self._trusted_time(Path(path), record)
         return self._logged(record)
+
+    def _trusted_time(self, entry: Path, record: dict) -> None:
+        """Give ``record`` the entry's change time as its timestamp, keeping what the student wrote."""
+        claimed = {"entry name": record["timestamp"].strftime(FORMAT)}
+        stamp = entry / "timestamp.txt"
+        if os.path.lexists(stamp):
+            try:
+                claimed["timestamp.txt"] = parse_claim(read_regular(stamp, 4096).decode("utf-8", "replace"))
+            except OSError as exc:
+                claimed["timestamp.txt"] = f"(not read: {str(exc).splitlines()[0][:100]})"
+        try:
+            record["timestamp"] = change_time(entry)
+        except OSError as exc:
+            record["refused"] = f"its times cannot be read ({str(exc).splitlines()[0][:200]})"
+            return
+        record["times"] = SubmissionTimes(record["username"], self.coursedir.assignment_id,
+                                          record["timestamp"].strftime(FORMAT),
+                                          "the exchange entry's change time (st_ctime)", claimed)
 
     def _logged(self, record: dict) -> dict:
         if record["refused"]:
@@ -132,8 +157,12 @@ class SafeCollect(ExchangeCollect):
 
     def do_copy(self, src, dest, log=None):
         """Copy an entry to ``submitted/`` with nbgrader's limits, links copied as links (never followed) and
-        every file opened with ``O_NOFOLLOW``; on any failure nothing is left at ``dest``."""
+        every file opened with ``O_NOFOLLOW``; on any failure nothing is left at ``dest``. Its
+        ``timestamp.txt`` is then the trusted time (:meth:`_trusted_time`), never the student's."""
+        times = next((r["times"] for r in self.src_records if r["filename"] == os.path.basename(src)), None)
         try:
+            if times is None:
+                raise UnsafeInput(0, "its time was not established")
             size = self.get_size(src)
             if size > 1000 * self.coursedir.max_dir_size:
                 raise UnsafeInput(0, f"it holds {size} bytes, more than the course allows")
@@ -145,18 +174,32 @@ class SafeCollect(ExchangeCollect):
             shown = os.path.basename(src).encode("unicode_escape").decode("ascii")
             self.log.error("Refused %s while copying it: %s", shown, str(exc).splitlines()[0][:300])
             return
+        keep_times(self.coursedir.root, times, Path(dest))
+        if (warning := times.warning()) is not None:
+            self.log.warning("%s", warning)
 
 
 class SafeFileNameCollector(FileNameCollectorPlugin):
     """``zip_collect``'s collector: nbgrader's file-name matching, refusing a file that is a link, a hard link,
-    a FIFO or a device (zip_collect would copy what it points to)."""
+    a FIFO or a device (zip_collect would copy what it points to), and a file a student uploaded that would be
+    filed as ``timestamp.txt`` (nbgrader keeps such a file as the submission's time)."""
 
     def collect(self, submitted_file: str):
         st = os.lstat(submitted_file)
         if (why := refusal(st.st_mode, st.st_nlink, os.path.basename(submitted_file))) is not None:
             self.log.warning("Refused %s", why)
             return None
-        return super().collect(submitted_file)
+        found = super().collect(submitted_file)
+        if found and self.files_as(found["file_id"], submitted_file) == "timestamp.txt":
+            self.log.warning("Refused %s: as timestamp.txt it would be the submission's time (the student's to "
+                             "write); the time is the LMS's", os.path.basename(submitted_file))
+            return None
+        return found
+
+    @staticmethod
+    def files_as(file_id: str, submitted_file: str) -> str:
+        """The name zip_collect files ``submitted_file`` under in the student's folder (its ``_transfer_files``)."""
+        return os.path.normpath(os.path.splitext(file_id)[0] + os.path.splitext(submitted_file)[1])
 
 
 # -- the shared exchange's layout (a hub) ------------------------------------------------------------------

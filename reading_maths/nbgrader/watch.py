@@ -1,11 +1,12 @@
 """``reading-maths autograde ASSIGNMENT --watch``: grade each submission within seconds of its arrival.
 
-Every ``interval`` seconds the watcher (optionally) collects from nbgrader's exchange with nbgrader's
-own ``ExchangeCollect`` in update mode, which keeps each student's latest submission by nbgrader's
-timestamp, then looks at ``submitted/``: a student's folder whose nbgrader timestamp or notebook files
-changed, and stayed unchanged for one more look (so a copy in progress is not graded), is graded and
-recorded with :func:`reading_maths.nbgrader.autograde.autograde`, alone. On start it grades the
-submissions with no recorded result, or one older than their files.
+Every ``interval`` seconds the watcher (optionally) collects from nbgrader's exchange with the course's
+:class:`~reading_maths.nbgrader.exchange.SafeCollect` in update mode, as ``nbgrader collect --update`` does
+(each student's latest acceptable entry, by the time the student cannot set; refusals and time
+disagreements printed once each), then looks at ``submitted/``: a student's folder whose nbgrader
+timestamp or notebook files changed, and stayed unchanged for one more look (so a copy in progress is
+not graded), is graded and recorded with :func:`reading_maths.nbgrader.autograde.autograde`, alone. On
+start it grades the submissions with no recorded result, or one older than their files.
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 from nbgrader.auth import Authenticator
-from nbgrader.exchange.default import ExchangeCollect
 
 from reading_maths.grading.engine import Settings
 from reading_maths.nbgrader.autograde import (
@@ -27,6 +27,7 @@ from reading_maths.nbgrader.autograde import (
     find_submissions,
     open_course,
 )
+from reading_maths.nbgrader.exchange import SafeCollect
 from reading_maths.nbgrader.recording import Outcome, results_path
 
 log = logging.getLogger(__name__)
@@ -49,16 +50,35 @@ def up_to_date(app: AutogradeApp, submission: Submission, assignment: str) -> bo
     return saved.is_file() and all(p.stat().st_mtime_ns <= saved.stat().st_mtime_ns for p in files)
 
 
+class _OnceEach(logging.Handler):
+    """Passes collect's refusals and time warnings on to the watcher's log, each once (the watcher collects
+    every interval); nbgrader's own chatter stays quiet."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.seen: set[str] = set()
+
+    def emit(self, record: logging.LogRecord) -> None:
+        message = record.getMessage()
+        if message.startswith(("Refused ", "Submission time of ")) and message not in self.seen:
+            self.seen.add(message)
+            log.warning("%s", message)
+
+
+_QUIET = logging.getLogger(f"{__name__}.collect")
+_QUIET.propagate = False
+_QUIET.addHandler(_OnceEach())
+
+
 def collect(app: AutogradeApp, assignment: str) -> None:
-    """nbgrader's ``collect --update``: each student's latest submission (by nbgrader's timestamp) into submitted/."""
-    quiet = logging.getLogger(f"{__name__}.collect")
-    quiet.propagate = False
+    """``nbgrader collect --update`` with the course's SafeCollect: each student's latest acceptable submission
+    (by the time the student cannot set) into submitted/."""
     app.coursedir.assignment_id = assignment
     app.coursedir.student_id = "*"
-    action = ExchangeCollect(coursedir=app.coursedir, authenticator=Authenticator(parent=app), parent=app)
+    action = SafeCollect(coursedir=app.coursedir, authenticator=Authenticator(parent=app), parent=app)
     action.update = True
-    action.check_owner = False
-    action.log = quiet
+    action.check_owner = False  # SafeCollect checks owners itself (require_owner)
+    action.log = _QUIET
     try:
         action.start()
     except Exception as exc:  # noqa: BLE001 - nbgrader's ExchangeError (no inbound folder yet) or a bad file

@@ -41,6 +41,17 @@ class MistakeCount:
 
 
 @dataclass
+class TimeDisagreement:
+    assignment: str
+    student: str
+    recorded: str
+    """the time nbgrader recorded (the late penalty's), :data:`reading_maths.nbgrader.times.FORMAT`"""
+    source: str
+    claimed: dict[str, str]
+    """where the student wrote a time → what it says"""
+
+
+@dataclass
 class ReportData:
     assignments: list[str]
     max_scores: dict[str, float]
@@ -54,6 +65,9 @@ class ReportData:
     """assignment → hand-marked question → submissions not yet marked in formgrader"""
     left_out: list[str] = field(default_factory=list)
     """the gradebook's assignments with no submission yet (not in the report, nor in the LMS CSV)"""
+    time_disagreements: list[TimeDisagreement] = field(default_factory=list)
+    """graded submissions whose student-written times (an exchange entry's name, its ``timestamp.txt``)
+    differ by more than a minute from the recorded, trusted time (:mod:`reading_maths.nbgrader.times`)"""
 
     def difficulty(self) -> dict[str, dict[str, float]]:
         """Mean fraction of the points per question (1 = everyone right); a hand-marked question still
@@ -70,6 +84,7 @@ class ReportData:
             "awaiting_hand_marking": self.awaiting,
             "left_out": self.left_out,
             "mistakes": [asdict(m) for m in self.mistakes],
+            "time_disagreements": [asdict(t) for t in self.time_disagreements],
         }
 
 
@@ -92,6 +107,8 @@ def gather(root: Path, only: str | None = None) -> ReportData:
     in the order they are due."""
     from nbgrader.api import Gradebook, MissingEntry
 
+    from reading_maths.nbgrader.times import kept
+
     root = Path(root).resolve()
     # nbgrader's Gradebook runs the `alembic` script that lives beside this interpreter
     use_nbgrader_env()
@@ -111,6 +128,8 @@ def gather(root: Path, only: str | None = None) -> ReportData:
         counts: Counter[tuple[str, str, str]] = Counter()
         messages: dict[tuple[str, str, str], str] = {}
         rows: list[StudentRow] = []
+        times = {(a, t.student): t for a in names for t in kept(root, a)}
+        disagreements: list[TimeDisagreement] = []
         for student in sorted(gb.students, key=lambda s: s.id):
             row = StudentRow(student.id, student.last_name or "", student.first_name or "", student.email or "")
             for a in names:
@@ -119,6 +138,7 @@ def gather(root: Path, only: str | None = None) -> ReportData:
                 except MissingEntry:
                     row.scores[a], row.penalties[a], row.submitted[a] = 0.0, 0.0, False
                     continue
+                disagreements += _disagreements(times.get((a, student.id)), sub.timestamp)
                 penalty = float(sub.late_submission_penalty or 0.0)
                 row.scores[a] = round(max(0.0, float(sub.score or 0.0) - penalty), 6)
                 row.penalties[a], row.submitted[a] = penalty, True
@@ -138,4 +158,20 @@ def gather(root: Path, only: str | None = None) -> ReportData:
     mistakes = [MistakeCount(a, q, m, n, messages.get((a, q, m), ""))
                 for (a, q, m), n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))]
     return ReportData(names, max_scores, rows, question_max, fractions, mistakes,
-                      {a: dict(c) for a, c in awaiting.items()}, left_out)
+                      {a: dict(c) for a, c in awaiting.items()}, left_out, disagreements)
+
+
+def _disagreements(times, graded) -> list[TimeDisagreement]:
+    """``times`` (kept by collect) as a disagreement, when the student's own times differ from the recorded one
+    and that recorded time is the graded submission's (``graded``: the gradebook's timestamp)."""
+    from nbgrader.utils import parse_utc
+
+    if times is None or graded is None:
+        return []
+    try:
+        if abs((parse_utc(times.trusted) - graded).total_seconds()) > 1:
+            return []  # kept for an earlier submission, since replaced
+    except (ValueError, OverflowError):
+        return []
+    off = times.disagreements()
+    return [TimeDisagreement(times.assignment, times.student, times.trusted, times.source, off)] if off else []

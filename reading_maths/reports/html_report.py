@@ -86,6 +86,21 @@ def _table(header: list[str], rows: list[list[object]]) -> str:
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
+def _times_section(data: ReportData) -> list[str]:
+    """The submissions whose student-written times disagree with the recorded one (every cell escaped)."""
+    head = ["<h2 id='submission-times'>Submission times the students' own disagree with</h2>"]
+    if not data.time_disagreements:
+        return [*head, "<p>None: every collected submission's own times agree with the recorded one "
+                "(within a minute).</p>"]
+    rows = [[t.assignment, t.student, f"{t.recorded} ({t.source})",
+             "; ".join(f"{where}: {said}" for where, said in t.claimed.items())] for t in data.time_disagreements]
+    return [*head, ("<p>The late penalty follows the recorded time, which the student cannot set; the student "
+                    "wrote another (a back-dated exchange entry, or a clock that was wrong).</p>"),
+            "<div class='submission-times'>",
+            _table(["assignment", "student", "recorded (late penalty's)", "the student's own times"], rows),
+            "</div>"]
+
+
 def write_html(data: ReportData, path: Path, title: str = "reading-maths: class report") -> None:
     images = plots(data)
     summary_rows = []
@@ -125,6 +140,8 @@ def write_html(data: ReportData, path: Path, title: str = "reading-maths: class 
          else "<p>No catalogued mistake was diagnosed.</p>"),
         "<div class='mistakes'>",
         _table(["assignment", "question", "mistake", "count", "what the feedback says"], mistake_rows),
-        "</div></body></html>",
+        "</div>",
+        *_times_section(data),
+        "</body></html>",
     ]
     path.write_text("\n".join(parts), encoding="utf-8")
