@@ -132,6 +132,15 @@ def keyrings() -> None:
         test_census.check_keyring(test_census.grader_keyring(path))
 
 
+def no_namespaces() -> None:
+    """The hoard of tests/test_census.py, on both start paths: every namespace flag of unshare and clone, every mount
+    call, setns, io_uring (and more) refused, and what it holds, measured from outside, within the bound."""
+    import test_census
+
+    for path in test_census.PATHS:
+        test_census.check_hoard(test_census.hoard(path), path)
+
+
 def memory_bound() -> None:
     """Without a cgroup, several GiB tried through processes, memfd, SysV and tmpfs stay under the bound."""
     import test_memory_bound
@@ -224,6 +233,7 @@ CHECKS: dict[str, Callable[[], None]] = {
     "nothing writable is shared": nothing_shared,
     "keyrings": keyrings,
     "SysV IPC, POSIX message queues and memfd refused": kernel_objects,
+    "no namespaces, mounts or io_uring": no_namespaces,
     "memory bounded per sandbox": memory_bound,
     "cgroup memory cap": cgroup_memory,
     "cgroup process cap": cgroup_processes,

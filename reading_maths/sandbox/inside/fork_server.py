@@ -116,13 +116,14 @@ def _strict_filter(start: dict) -> None:
         os._exit(73)
 
 
-def _checked(uid: int) -> None:
-    """Exit unless this process is ``uid`` everywhere, with no capability and no new privileges."""
+def _checked(uid: int, filters: int) -> None:
+    """Exit unless this process is ``uid`` everywhere, with no capability, no new privileges and at least
+    ``filters`` seccomp filters (the fork server's and its own)."""
     with open("/proc/self/status") as fh:
         status = dict(line.split(":", 1) for line in fh.read().splitlines() if ":" in line)
     capabilities = [status[k].strip() for k in ("CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb")]
     if status["Uid"].split() != [str(uid)] * 4 or capabilities != [NO_CAPABILITIES] * 5 \
-            or status["NoNewPrivs"].strip() != "1":
+            or status["NoNewPrivs"].strip() != "1" or int(status.get("Seccomp_filters", filters)) < filters:
         os._exit(71)
 
 
@@ -142,7 +143,7 @@ def _student(request: dict, fds: list[int], start: dict) -> None:
     cap = int(start.get("processes", 0))
     if cap:
         resource.setrlimit(resource.RLIMIT_NPROC, (cap, cap))
-    _checked(uid)
+    _checked(uid, 2 if start.get("seccomp") else 0)
     os.dup2(to_child, 0)
     os.dup2(from_child, 1)
     os.write(hello, b"hello")  # the trusted side reads the kernel's word for this process's pid with it
