@@ -79,7 +79,7 @@ def program(strict: bool = True) -> bytes | None:
     rules.add_rule(seccomp.ERRNO(errno.ENOSYS), "clone3")
     for flag in CLONE_NEW.values():
         if flag != CLONE_NEW["CLONE_NEWTIME"]:
-            rules.add_rule(deny, "clone", seccomp.Arg(0, seccomp.MASKED_EQ, flag, flag))
+            rules.add_rule(deny, "clone", seccomp.Arg(0, seccomp.MASKED_EQ, flag, flag))  # flags: arg 0 (not s390)
     rules.add_rule(deny, "keyctl", seccomp.Arg(0, seccomp.NE, KEYCTL_JOIN_SESSION_KEYRING))
     rules.add_rule(deny, "keyctl", seccomp.Arg(0, seccomp.EQ, KEYCTL_JOIN_SESSION_KEYRING),
                    seccomp.Arg(1, seccomp.NE, 0))
