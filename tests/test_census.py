@@ -30,6 +30,7 @@ import pytest
 from hostile.census import HOARD, HOARD_TMPFS, KEY, LEAVE, LOOK, TOKEN
 from hostile.ordinary import MODES, call_in_mode
 
+from reading_maths.sandbox import process
 from reading_maths.sandbox.child_starter import Starter
 from reading_maths.sandbox.process import choose
 from reading_maths.sandbox.session import Cell, StudentSession
@@ -191,12 +192,13 @@ def _anonymous(pids: list[int]) -> int:
 
 
 def _without_the_new_filter() -> None:
-    """The control: children under the fork server's filter (namespaces and mounts allowed), no --disable-userns."""
+    """The control: children under the fork server's filter (namespaces and mounts allowed), and user namespaces
+    not otherwise refused (no --disable-userns, max_user_namespaces left as it is)."""
     from reading_maths.sandbox import process, syscall_filter
 
     loose = syscall_filter.program(strict=False)
     syscall_filter.program = lambda strict=True: loose
-    process.bwrap_disables_userns = lambda: False
+    process.refuses_nested_userns = lambda: False
 
 
 def hoard(argument: str) -> dict:
@@ -258,3 +260,45 @@ def test_no_way_of_holding_memory_escapes_the_stated_bound(mode, path):
     control = in_mode(mode, "hoard", f"{path} control")  # the same child, without the new filter
     assert control["inside"]["own tmpfs"]["nested tmpfs"] == HOARD_TMPFS, control["inside"]["own tmpfs"]
     assert control["held"] > control["bound"], control
+
+
+NESTED_USERNS = """
+import ctypes, errno, os
+libc = ctypes.CDLL(None, use_errno=True)
+r, w = os.pipe()
+if os.fork() == 0:
+    os.write(w, b"made" if libc.unshare(0x10000000) == 0 else errno.errorcode[ctypes.get_errno()].encode())
+    os._exit(0)
+os.close(w)
+probe = os.read(r, 16).decode()
+os.wait()
+"""
+
+
+def nested_userns(path: str) -> str:
+    """Whether a child started ``path`` under the fork server's filter alone (namespaces allowed) can still make a
+    user namespace: what the other layer (``--disable-userns``, ``max_user_namespaces``) refuses alone."""
+    from reading_maths.sandbox import syscall_filter
+
+    program, loose = syscall_filter.program, syscall_filter.program(strict=False)
+    syscall_filter.program = lambda strict=True: loose
+    try:
+        sandbox = choose()
+        starter = Starter(sandbox) if path == "forked" else None
+        try:
+            return _child(NESTED_USERNS, sandbox, starter)[0]
+        finally:
+            if starter is not None:
+                starter.close()
+    finally:
+        syscall_filter.program = program
+
+
+@needs_isolation
+@pytest.mark.parametrize("path", PATHS)
+def test_in_a_user_namespace_a_second_layer_refuses_user_namespaces(path):
+    """As an ordinary user, without the filter's refusal, bubblewrap's --disable-userns (a child it starts) or
+    max_user_namespaces = 0 in the child's own user namespace (one the fork server starts) still refuse one."""
+    if not process.bwrap_disables_userns() and path == "spawned":
+        pytest.skip("this bubblewrap has no --disable-userns")
+    assert in_mode("user", "nested_userns", path) in ("EPERM", "ENOSPC", "EUSERS")

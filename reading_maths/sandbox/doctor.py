@@ -90,8 +90,9 @@ def _namespaces(mode: str) -> str:
     """How the child is kept from namespaces, mounts and io_uring."""
     said = syscall_filter.described_namespaces()
     if mode == "userns":
-        said += ("; bubblewrap's --disable-userns too (a child it starts)" if bwrap_disables_userns() else
-                 "; this bubblewrap has no --disable-userns: the filter alone")
+        said += ("; and no user namespace under the child's: max_user_namespaces 0 (a child the fork server starts), "
+                 + ("bubblewrap's --disable-userns (one it starts)" if bwrap_disables_userns() else
+                    "the filter alone for one bubblewrap starts (this bubblewrap has no --disable-userns)"))
     return said
 
 

@@ -72,6 +72,14 @@ def bwrap_disables_userns() -> bool:
     return "--disable-userns" in done.stdout + done.stderr
 
 
+def refuses_nested_userns() -> bool:
+    """Whether a child in a user namespace is refused user namespaces of its own besides by its seccomp filter:
+    bubblewrap's ``--disable-userns`` for a child it starts (where it has it), ``max_user_namespaces`` set to 0
+    in its own user namespace for one the fork server starts.  Always; the census's control
+    (``tests/test_census.py``) turns it off to show what it holds back."""
+    return True
+
+
 @cache
 def site_paths() -> tuple[str, ...]:
     """The package folders the child's Python needs, found here once: this interpreter's site-packages and
@@ -158,7 +166,8 @@ class Sandbox:
         if self.mode == "userns":
             # No user namespace inside (bubblewrap's own, besides the child's seccomp filter), except for the fork
             # server, which makes one for each child: the child's filter refuses the student any more.
-            disabled = ["--disable-userns"] if not fork_server and bwrap_disables_userns() else []
+            disabled = ["--disable-userns"] if not fork_server and refuses_nested_userns() and bwrap_disables_userns() \
+                else []
             cmd[1:1] = ["--unshare-user", *disabled, "--uid", uid, "--gid", uid, "--cap-drop", "ALL", *capabilities]
         else:
             cmd[1:1] = capabilities

@@ -18,7 +18,7 @@ import sys
 import uuid
 from collections.abc import Callable
 
-from reading_maths.sandbox import uids
+from reading_maths.sandbox import process, uids
 from reading_maths.sandbox.child_starter import Starter
 from reading_maths.sandbox.fork_server_client import Forked
 from reading_maths.sandbox.process import CHILD_DIR, Limits, choose, sandbox_uid
@@ -139,6 +139,8 @@ def no_namespaces() -> None:
 
     for path in test_census.PATHS:
         test_census.check_hoard(test_census.hoard(path), path)
+        if choose().mode == "userns" and (path == "forked" or process.bwrap_disables_userns()):  # a second layer
+            assert test_census.nested_userns(path) != "made", f"a user namespace under a {path} child's"
 
 
 def memory_bound() -> None:

@@ -181,6 +181,9 @@ def _init(request: dict, fds: list[int], start: dict) -> None:
     os.mkdir("/work/scratch/home", 0o777)
     os.chmod("/work/scratch/home", 0o777)
     _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+    if start.get("own_user_namespace") and start.get("no_nested_user_namespace"):  # as bubblewrap's --disable-userns
+        with open("/proc/sys/user/max_user_namespaces", "w") as fh:
+            fh.write("0")
     for path in start.get("proc_masked", []):  # the uid's keys, listed to anyone of it (as bubblewrap masks them)
         _mount("/dev/null", path, None, MS_BIND)
     _loopback_up()
