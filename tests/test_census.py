@@ -6,6 +6,16 @@ tries to create a file in every directory it can see and an object in every kern
 reach (``tests/hostile/census.py``); only its own three tmpfs take a file, no keyring, SysV object,
 message queue or memfd can be made; a later child of another student in the same worker finds none of
 it; and the host finds nothing left.  A child cannot reach the grader's session keyring either.
+
+And no way of holding memory escapes the bound ``reading-maths doctor`` states (issue 32): as an ordinary user
+with no cgroup (and as root), on both start paths, a child tries every way (``HOARD`` in
+``tests/hostile/census.py``): processes, threads, its three tmpfs, a user and mount namespace of its own with
+a tmpfs of its size (the hub's attack), a tmpfs made with the new mount API and never attached, every other
+namespace, io_uring, pipes and socket buffers grown or filled.  What the sandbox holds is measured from outside
+(the anonymous memory of every process under the grader, the machine's ``Shmem``, which counts every tmpfs
+page wherever it is mounted, or not, plus what the child's pipes and sockets may queue) and stays within the
+bound; every namespace and mount call fails; and the host is left as it was.  The same run without the new
+filter (a control) holds more than the bound.
 """
 
 from __future__ import annotations
@@ -13,12 +23,14 @@ from __future__ import annotations
 import ctypes
 import os
 import platform
+import time
 from pathlib import Path
 
 import pytest
-from hostile.census import KEY, LEAVE, LOOK, TOKEN
+from hostile.census import HOARD, HOARD_TMPFS, KEY, LEAVE, LOOK, TOKEN
 from hostile.ordinary import MODES, call_in_mode
 
+from reading_maths.sandbox import process
 from reading_maths.sandbox.child_starter import Starter
 from reading_maths.sandbox.process import choose
 from reading_maths.sandbox.session import Cell, StudentSession
@@ -144,3 +156,149 @@ def test_a_child_writes_only_its_own_tmpfs_and_leaves_nothing(mode, path):
 @pytest.mark.parametrize("mode", MODES)
 def test_a_child_cannot_reach_the_graders_session_keyring(mode, path):
     check_keyring(in_mode(mode, "grader_keyring", path))
+
+
+def _meminfo() -> dict[str, int]:
+    fields = dict(line.split(":", 1) for line in Path("/proc/meminfo").read_text().splitlines())
+    return {name: int(fields[name].split()[0]) << 10 for name in ("Shmem", "MemAvailable")}
+
+
+def _descendants(root: int) -> list[int]:
+    children: dict[int, list[int]] = {}
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            ppid = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+        children.setdefault(ppid, []).append(int(pid))
+    found, todo = [], [root]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
+def _anonymous(pids: list[int]) -> int:
+    """The anonymous memory (``RssAnon``) of ``pids``, threads included, in bytes."""
+    total = 0
+    for pid in pids:
+        try:
+            status = Path(f"/proc/{pid}/status").read_text()
+        except OSError:
+            continue
+        total += sum(int(line.split()[1]) << 10 for line in status.splitlines() if line.startswith("RssAnon:"))
+    return total
+
+
+def _without_the_new_filter() -> None:
+    """The control: children under the fork server's filter (namespaces and mounts allowed), and user namespaces
+    not otherwise refused (no --disable-userns, max_user_namespaces left as it is)."""
+    from reading_maths.sandbox import process, syscall_filter
+
+    loose = syscall_filter.program(strict=False)
+    syscall_filter.program = lambda strict=True: loose
+    process.refuses_nested_userns = lambda: False
+
+
+def hoard(argument: str) -> dict:
+    """:data:`HOARD` in a child started ``path`` in this user's sandbox with no cgroup and a 1 GiB cap, measured
+    from outside while it holds, and the host after (``argument``: ``path``, and ``control`` to run without the
+    new filter)."""
+    from test_memory_bound import uncounted_sandbox
+
+    path, *control = argument.split()
+    if control:
+        _without_the_new_filter()
+    sandbox = uncounted_sandbox()
+    mounts = Path("/proc/self/mountinfo").read_text()
+    before = _meminfo()
+    starter = Starter(sandbox) if path == "forked" else None
+    try:
+        with StudentSession([Cell(0, "the hoard", HOARD)], ["probe"], sandbox, starter=starter, cell_timeout=300,
+                            call_timeout=60) as s:
+            assert s.start_error is None and not s.cell_errors, (s.start_error, s.cell_errors)
+            inside, kind = s.env()["probe"], type(s._child.process).__name__
+            during, anonymous = _meminfo(), _anonymous(_descendants(os.getpid()))
+    finally:
+        if starter is not None:
+            starter.close()
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and (_descendants(os.getpid())
+                                           or _meminfo()["Shmem"] > before["Shmem"] + (64 << 20)):
+        time.sleep(0.5)
+    after = _meminfo()
+    shmem = max(0, during["Shmem"] - before["Shmem"])
+    return {"inside": inside, "kind": kind, "bound": sandbox.limits.bound(), "anonymous": anonymous, "shmem": shmem,
+            "held": anonymous + shmem + inside["pipes"] + inside["socket buffers"],
+            "available drop": before["MemAvailable"] - during["MemAvailable"],
+            "left": {"processes": _descendants(os.getpid()), "shmem": after["Shmem"] - before["Shmem"],
+                     "mounts": Path("/proc/self/mountinfo").read_text() == mounts}}
+
+
+def check_hoard(found: dict, path: str) -> None:
+    inside = found["inside"]
+    assert found["kind"] == ("Forked" if path == "forked" else "Popen")
+    assert inside["namespaces"] and set(inside["namespaces"].values()) == {"EPERM"}, inside["namespaces"]
+    assert inside["own tmpfs"] == {"unshare": "EPERM", "mount": "EPERM", "fsopen": "EPERM", "anonymous": 32 << 20}, \
+        inside["own tmpfs"]
+    calls = inside["other calls"]
+    assert calls.pop("clone3") == "ENOSYS" and set(calls.values()) == {"EPERM"}, inside["other calls"]
+    assert inside["pipe resized"] == inside["socket resized"] == inside["inet socket"] == "EPERM", inside
+    assert inside["threads"] == 2 and inside["subprocess"] == 0, "threads, fork and subprocess work (clone3: ENOSYS)"
+    assert inside["files"] >= 128 << 20 and found["held"] >= 256 << 20, "the hoard held what it could"
+    assert found["held"] <= found["bound"], found
+    assert found["left"] == {"processes": [], "shmem": found["left"]["shmem"], "mounts": True}, found["left"]
+    assert found["left"]["shmem"] <= 64 << 20, found["left"]
+
+
+@needs_isolation
+@pytest.mark.parametrize("path", PATHS)
+@pytest.mark.parametrize("mode", MODES)
+def test_no_way_of_holding_memory_escapes_the_stated_bound(mode, path):
+    check_hoard(in_mode(mode, "hoard", path), path)
+    control = in_mode(mode, "hoard", f"{path} control")  # the same child, without the new filter
+    assert control["inside"]["own tmpfs"]["nested tmpfs"] == HOARD_TMPFS, control["inside"]["own tmpfs"]
+    assert control["held"] > control["bound"], control
+
+
+NESTED_USERNS = """
+import ctypes, errno, os
+libc = ctypes.CDLL(None, use_errno=True)
+r, w = os.pipe()
+if os.fork() == 0:
+    os.write(w, b"made" if libc.unshare(0x10000000) == 0 else errno.errorcode[ctypes.get_errno()].encode())
+    os._exit(0)
+os.close(w)
+probe = os.read(r, 16).decode()
+os.wait()
+"""
+
+
+def nested_userns(path: str) -> str:
+    """Whether a child started ``path`` under the fork server's filter alone (namespaces allowed) can still make a
+    user namespace: what the other layer (``--disable-userns``, ``max_user_namespaces``) refuses alone."""
+    from reading_maths.sandbox import syscall_filter
+
+    program, loose = syscall_filter.program, syscall_filter.program(strict=False)
+    syscall_filter.program = lambda strict=True: loose
+    try:
+        sandbox = choose()
+        starter = Starter(sandbox) if path == "forked" else None
+        try:
+            return _child(NESTED_USERNS, sandbox, starter)[0]
+        finally:
+            if starter is not None:
+                starter.close()
+    finally:
+        syscall_filter.program = program
+
+
+@needs_isolation
+@pytest.mark.parametrize("path", PATHS)
+def test_in_a_user_namespace_a_second_layer_refuses_user_namespaces(path):
+    """As an ordinary user, without the filter's refusal, bubblewrap's --disable-userns (a child it starts) or
+    max_user_namespaces = 0 in the child's own user namespace (one the fork server starts) still refuse one."""
+    if not process.bwrap_disables_userns() and path == "spawned":
+        pytest.skip("this bubblewrap has no --disable-userns")
+    assert in_mode("user", "nested_userns", path) in ("EPERM", "ENOSPC", "EUSERS")

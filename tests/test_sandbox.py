@@ -225,10 +225,14 @@ try:
     net = "open"
 except OSError as e:
     net = type(e).__name__
-with socket.socket() as s:
-    s.bind(("127.0.0.1", 0))  # loopback is up
+try:
+    with socket.socket() as s:  # no inet socket at all: the child's seccomp filter (issue 32)
+        s.bind(("127.0.0.1", 0))
+    inet = "bound"
+except OSError as e:
+    inet = type(e).__name__
 probe = {"status": status, "pids": sorted(p for p in os.listdir("/proc") if p.isdigit()), "pid": os.getpid(),
-         "session": os.getsid(0) == os.getpid(), "mounts": mounts, "net": net, "env": dict(os.environ),
+         "inet": inet, "session": os.getsid(0) == os.getpid(), "mounts": mounts, "net": net, "env": dict(os.environ),
          "cwd": os.getcwd(), "tmp": os.listdir("/tmp"), "home": os.listdir(os.environ["HOME"]),
          "writable": [os.access(p, os.W_OK) for p in ("/tmp", os.environ["HOME"], "/usr", sys.prefix)],
          "path": sys.path, "path_there": [os.path.isdir(p) for p in sys.path[1:]],
@@ -275,6 +279,7 @@ def test_the_fork_servers_children_see_what_bubblewraps_children_see(mode):
         view["status"].pop("Gid")
     assert forked == spawned
     assert forked["pids"] == ["1", "2"] and forked["pid"] == 2 and forked["net"] != "open"
+    assert forked["inet"] == "PermissionError", "sockets other than AF_UNIX are refused"
     assert set(forked["status"]["CapEff"] + forked["status"]["CapBnd"]) == {"0000000000000000"}
 
 

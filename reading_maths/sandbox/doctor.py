@@ -9,7 +9,7 @@ from reading_maths.sandbox import syscall_filter, uids
 from reading_maths.sandbox.fork_server_client import probe
 from reading_maths.sandbox.limits import SCRATCH_BYTES, TMPFS_BYTES, Limits
 from reading_maths.sandbox.notebook_run import DEFAULT_BUDGET
-from reading_maths.sandbox.process import Sandbox, inspect, sandbox_uid
+from reading_maths.sandbox.process import Sandbox, bwrap_disables_userns, inspect, sandbox_uid
 
 
 @dataclass(frozen=True)
@@ -28,7 +28,7 @@ def memory_bound(limits: Limits, cgrouped: bool) -> str:
                 f"(where no cgroup can be had: {memory_bound(limits.uncounted(), False)})")
     return (f"{limits.bound() >> 20} MiB without a cgroup: {limits.processes} processes x "
             f"{limits.address_space >> 20} MiB address space + {TMPFS_BYTES >> 20} MiB of private tmpfs; "
-            "memfd, SysV IPC and message queues refused")
+            "memfd, SysV IPC, message queues, namespaces, mounts and io_uring refused")
 
 
 def guarantees(jobs: int = 0) -> tuple[str, list[Guarantee]]:
@@ -61,6 +61,8 @@ def guarantees(jobs: int = 0) -> tuple[str, list[Guarantee]]:
                   if boxed else why),
         Guarantee("SysV IPC, POSIX message queues and memfd refused (no memory outside the sandbox's bound)",
                   filtered, syscall_filter.described() if boxed else why),
+        Guarantee("no namespaces, mounts or io_uring for student code (no memory or kernel state outside the bound)",
+                  filtered, _namespaces(mode) if boxed else why),
         Guarantee("memory bounded per sandbox", boxed, memory_bound(limits, bool(bases)) if boxed else why),
         Guarantee("cgroup memory cap (memfd, tmpfs and shared memory counted)", bool(bases),
                   f"{cgroup_why}; {limits.memory_bytes >> 20} MiB per sandbox" if bases else cgroup_why),
@@ -82,6 +84,16 @@ def guarantees(jobs: int = 0) -> tuple[str, list[Guarantee]]:
                   f"{limits.file_bytes >> 20} MiB files, {limits.processes} processes"
                   + ("" if root or mode != "userns" else " (counted inside the user namespace)")),
     ]
+
+
+def _namespaces(mode: str) -> str:
+    """How the child is kept from namespaces, mounts and io_uring."""
+    said = syscall_filter.described_namespaces()
+    if mode == "userns":
+        said += ("; and no user namespace under the child's: max_user_namespaces 0 (a child the fork server starts), "
+                 + ("bubblewrap's --disable-userns (one it starts)" if bwrap_disables_userns() else
+                    "the filter alone for one bubblewrap starts (this bubblewrap has no --disable-userns)"))
+    return said
 
 
 def _uids(mode: str, why: str) -> str:

@@ -26,7 +26,7 @@ import sys
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
 
-from reading_maths.sandbox import syscall_filter
+from reading_maths.sandbox import process, syscall_filter
 from reading_maths.sandbox.cgroups import Cgroup
 from reading_maths.sandbox.limits import SCRATCH_BYTES
 from reading_maths.sandbox.process import (
@@ -104,9 +104,11 @@ class ForkServer:
         setup = {"path": list(site_paths()), "preload": list(self.preload), "control": theirs.fileno(),
                  "bound": [str(p) for p in bound_paths()], "proc_masked": list(PROC_MASKED),
                  "processes": self.sandbox.limits.processes, "scratch_bytes": SCRATCH_BYTES,
-                 "own_user_namespace": self.sandbox.mode == "userns"}
+                 "own_user_namespace": self.sandbox.mode == "userns",
+                 "no_nested_user_namespace": process.refuses_nested_userns(),
+                 "seccomp": (syscall_filter.program(strict=True) or b"").hex()}
         argv = [sys.executable, "-I", "-S", "-B", f"{CHILD_DIR}/fork_server.py", json.dumps(setup)]
-        with theirs, syscall_filter.descriptor() as seccomp:
+        with theirs, syscall_filter.descriptor(strict=False) as seccomp:
             command = self.sandbox.limits.prlimit(processes=False) + self.sandbox.command(
                 argv, fork_server=True, seccomp=seccomp)
             passed = (theirs.fileno(),) if seccomp is None else (theirs.fileno(), seccomp)

@@ -6,7 +6,8 @@ can be had (an ordinary user whose administrator delegated none), the same bound
 enforces without one: at most :data:`UNCOUNTED_PROCESSES` processes (fewer for a small cap, each keeping
 :data:`ADDRESS_SPACE_MIN`), sharing ``memory_bytes - TMPFS_BYTES`` of address space, and three size-capped
 private tmpfs (``/tmp``, ``HOME``, ``/dev/shm``); what would escape those (``memfd_create``, SysV IPC, POSIX
-message queues) is refused by the syscall filter (:mod:`reading_maths.sandbox.syscall_filter`).
+message queues, a nested namespace's tmpfs of any size, io_uring, grown socket and pipe buffers) is refused by
+the syscall filter (:mod:`reading_maths.sandbox.syscall_filter`).
 
 The default cap is sized from this machine: half its memory shared by the sandboxes that run at once
 (``--jobs``), between 1 GiB and 3 GiB each.

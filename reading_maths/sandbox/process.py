@@ -4,7 +4,8 @@ With ``bwrap`` the child runs in new PID, network, IPC and UTS namespaces with n
 privileges, seeing only ``/usr``, the Python installation and the child's own folder (``sandbox/inside``)
 read-only, and three small private tmpfs (``/tmp``, ``/dev/shm`` and its HOME) writable; nothing it writes
 reaches the host's disk or a later child, and a syscall filter (:mod:`reading_maths.sandbox.syscall_filter`)
-refuses keyrings, memfd and SysV IPC. As root it also runs as an unprivileged host uid of its own (from a
+refuses keyrings, memfd, SysV IPC, namespaces, mounts and io_uring (and, in a user namespace, bubblewrap's
+``--disable-userns`` where it has it). As root it also runs as an unprivileged host uid of its own (from a
 range checked free, a block of them locked per grading process: :mod:`reading_maths.sandbox.uids`); as an
 ordinary user the namespaces live in an unprivileged user namespace (``"userns"``) and the child is the
 grading user on the host, hidden from everything but what is bound in. Where the machine delegates cgroups,
@@ -59,6 +60,24 @@ lists to anyone of the same uid, as an ordinary user's sandbox is on the host (a
 MASKED = [a for path in PROC_MASKED for a in ("--ro-bind", "/dev/null", path)]
 CHILD_DIR = "/opt/reading-maths-child"
 """Where :data:`INSIDE` appears inside the full sandbox."""
+
+
+@cache
+def bwrap_disables_userns() -> bool:
+    """Whether this bubblewrap has ``--disable-userns`` (0.8 and later): no user namespace inside the sandbox."""
+    try:
+        done = subprocess.run(["bwrap", "--help"], capture_output=True, text=True, timeout=10, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return "--disable-userns" in done.stdout + done.stderr
+
+
+def refuses_nested_userns() -> bool:
+    """Whether a child in a user namespace is refused user namespaces of its own besides by its seccomp filter:
+    bubblewrap's ``--disable-userns`` for a child it starts (where it has it), ``max_user_namespaces`` set to 0
+    in its own user namespace for one the fork server starts.  Always; the census's control
+    (``tests/test_census.py``) turns it off to show what it holds back."""
+    return True
 
 
 @cache
@@ -145,7 +164,11 @@ class Sandbox:
         uid = str(self.uid(slot))
         capabilities = [a for cap in FORK_SERVER_CAPABILITIES for a in ("--cap-add", cap)] if fork_server else []
         if self.mode == "userns":
-            cmd[1:1] = ["--unshare-user", "--uid", uid, "--gid", uid, "--cap-drop", "ALL", *capabilities]
+            # No user namespace inside (bubblewrap's own, besides the child's seccomp filter), except for the fork
+            # server, which makes one for each child: the child's filter refuses the student any more.
+            disabled = ["--disable-userns"] if not fork_server and refuses_nested_userns() and bwrap_disables_userns() \
+                else []
+            cmd[1:1] = ["--unshare-user", *disabled, "--uid", uid, "--gid", uid, "--cap-drop", "ALL", *capabilities]
         else:
             cmd[1:1] = capabilities
         for name in ("lib", "lib64", "bin", "sbin"):

@@ -627,3 +627,125 @@ def softmax(z, T=1.0):
     return e / e.sum(axis=-1, keepdims=True)
 ''', "a right softmax whose every call by the grader sleeps just under the call deadline: it would hold its "
      "worker for minutes, the honest students behind it waiting", softmax_max=10, stalls=True)
+
+# -- namespaces, mounts and kernel state (issue 32): each earns a right softmax if it got through -------------
+SYSCALLS = '''import ctypes, errno, os, platform, socket
+libc = ctypes.CDLL(None, use_errno=True)
+NR = {"x86_64": dict(clone=56, unshare=272, setns=308), "aarch64": dict(clone=220, unshare=97, setns=268)}[
+    platform.machine()]
+NR.update(fsopen=430, fsconfig=431, fsmount=432, io_uring_setup=425, clone3=435)
+ESCAPED = []
+'''
+REWARD = '''
+if ESCAPED:  # it got through: a right softmax, so that its marks show it
+    import numpy as np
+    def softmax(z, T=1.0):
+        z = np.asarray(z, dtype=float) / T
+        e = np.exp(z - np.max(z, axis=-1, keepdims=True))
+        return e / e.sum(axis=-1, keepdims=True)
+'''
+ATTACKS["nested_userns_tmpfs"] = Attack(WRONG + SYSCALLS + '''
+import time
+r, w = os.pipe()
+if os.fork() == 0:  # the hub's attack: a user and mount namespace of its own, and a tmpfs the size it likes
+    try:
+        uid, gid = os.getuid(), os.getgid()
+        if libc.syscall(NR["unshare"], 0x10000000 | 0x20000) == 0:  # CLONE_NEWUSER | CLONE_NEWNS
+            for name, text in (("setgroups", "deny"), ("uid_map", f"0 {uid} 1"), ("gid_map", f"0 {gid} 1")):
+                open(f"/proc/self/{name}", "w").write(text)
+        if libc.mount(b"tmpfs", b"/tmp", b"tmpfs", 0, b"size=4g") == 0:
+            for i in range(8):  # 256 MiB, in files under the file-size limit
+                with open(f"/tmp/rm-hostile-nested-{i}", "wb") as fh:
+                    fh.write(b"\\1" * (32 << 20))
+            os.write(w, b"held")
+        os.close(w)
+        time.sleep(600)
+    finally:
+        os._exit(0)
+os.close(w)
+if os.read(r, 4) == b"held":
+    ESCAPED.append("nested tmpfs")
+''' + REWARD, "a nested user and mount namespace holding a tmpfs of its own size (4 GiB allowed, 256 MiB "
+                "written), outside the sandbox's memory bound", isolated=True)
+ATTACKS["every_namespace"] = Attack(WRONG + SYSCALLS + '''
+for flag in (0x20000, 0x2000000, 0x4000000, 0x8000000, 0x10000000, 0x20000000, 0x40000000, 0x80):
+    pid = os.fork()
+    if pid == 0:
+        os._exit(0 if libc.syscall(NR["unshare"], flag) == 0 else 1)  # nothing else runs in it
+    if os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == 0:
+        ESCAPED.append(f"unshare {flag:#x}")
+    if flag != 0x80:
+        pid = libc.syscall(NR["clone"], flag | 17, 0, 0, 0, 0)
+        if pid == 0:
+            os._exit(0)
+        if pid > 0:
+            os.waitpid(pid, 0)
+            ESCAPED.append(f"clone {flag:#x}")
+if libc.syscall(NR["setns"], os.open("/proc/self/ns/net", os.O_RDONLY), 0) == 0:
+    ESCAPED.append("setns")
+if libc.syscall(NR["clone3"], None, 0) < 0 and ctypes.get_errno() != errno.ENOSYS:
+    ESCAPED.append("clone3 reached the kernel")
+''' + REWARD, "unshare and clone with every CLONE_NEW* flag, setns, clone3 (whose flags no filter can read)",
+    isolated=True)
+ATTACKS["detached_tmpfs"] = Attack(WRONG + SYSCALLS + '''
+import time
+r, w = os.pipe()
+if os.fork() == 0:
+    try:
+        uid, gid = os.getuid(), os.getgid()
+        if libc.syscall(NR["unshare"], 0x10000000 | 0x20000) == 0:  # CAP_SYS_ADMIN over a mount namespace
+            for name, text in (("setgroups", "deny"), ("uid_map", f"0 {uid} 1"), ("gid_map", f"0 {gid} 1")):
+                open(f"/proc/self/{name}", "w").write(text)
+        fs = libc.syscall(NR["fsopen"], b"tmpfs", 0)
+        if fs >= 0:
+            libc.syscall(NR["fsconfig"], fs, 1, b"size", b"4g", 0)
+            libc.syscall(NR["fsconfig"], fs, 6, None, None, 0)
+            mnt = libc.syscall(NR["fsmount"], fs, 0, 0)
+            if mnt >= 0:
+                kept = os.open("rm-hostile-detached", os.O_CREAT | os.O_RDWR, 0o600, dir_fd=mnt)
+                os.write(kept, b"\\1" * (32 << 20))
+                os.write(w, b"held")
+        os.close(w)
+        time.sleep(600)
+    finally:
+        os._exit(0)
+os.close(w)
+if os.read(r, 4) == b"held":
+    ESCAPED.append("a tmpfs in no mount table")
+''' + REWARD, "a tmpfs made with the new mount API (fsopen, fsmount) and never attached, held by a descriptor",
+    isolated=True)
+ATTACKS["io_uring_ring"] = Attack(WRONG + SYSCALLS + '''
+RING = libc.syscall(NR["io_uring_setup"], 4096, ctypes.create_string_buffer(120))
+if RING >= 0:
+    ESCAPED.append("io_uring")
+''' + REWARD, "an io_uring ring (kernel state and memory outside the bound, a frequent kernel attack surface)",
+    isolated=True)
+ATTACKS["grown_buffers"] = Attack(WRONG + SYSCALLS + '''
+import fcntl
+KEPT = []
+for _ in range(32):
+    a, b = socket.socketpair()
+    r, w = os.pipe()
+    KEPT += [a, b, r, w]
+    try:
+        a.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 64 << 20)
+        fcntl.fcntl(w, 1031, 1 << 20)  # F_SETPIPE_SZ
+        ESCAPED.append("a buffer grown")
+    except OSError:
+        pass
+    a.setblocking(False)
+    os.set_blocking(w, False)
+    for fd in (a.fileno(), w):
+        try:
+            while True:
+                os.write(fd, b"\\1" * (1 << 20))
+        except OSError:
+            pass
+try:
+    listener = socket.create_server(("127.0.0.1", 0))
+    ESCAPED.append("an inet socket")
+    KEPT += [listener, socket.create_connection(listener.getsockname())]
+except OSError:
+    pass
+''' + REWARD, "socket and pipe buffers grown to megabytes and filled, and a loopback TCP connection (its buffers "
+                "grow to megabytes by themselves)", isolated=True)

@@ -18,7 +18,7 @@ import sys
 import uuid
 from collections.abc import Callable
 
-from reading_maths.sandbox import uids
+from reading_maths.sandbox import process, uids
 from reading_maths.sandbox.child_starter import Starter
 from reading_maths.sandbox.fork_server_client import Forked
 from reading_maths.sandbox.process import CHILD_DIR, Limits, choose, sandbox_uid
@@ -132,6 +132,17 @@ def keyrings() -> None:
         test_census.check_keyring(test_census.grader_keyring(path))
 
 
+def no_namespaces() -> None:
+    """The hoard of tests/test_census.py, on both start paths: every namespace flag of unshare and clone, every mount
+    call, setns, io_uring (and more) refused, and what it holds, measured from outside, within the bound."""
+    import test_census
+
+    for path in test_census.PATHS:
+        test_census.check_hoard(test_census.hoard(path), path)
+        if choose().mode == "userns" and (path == "forked" or process.bwrap_disables_userns()):  # a second layer
+            assert test_census.nested_userns(path) != "made", f"a user namespace under a {path} child's"
+
+
 def memory_bound() -> None:
     """Without a cgroup, several GiB tried through processes, memfd, SysV and tmpfs stay under the bound."""
     import test_memory_bound
@@ -224,6 +235,7 @@ CHECKS: dict[str, Callable[[], None]] = {
     "nothing writable is shared": nothing_shared,
     "keyrings": keyrings,
     "SysV IPC, POSIX message queues and memfd refused": kernel_objects,
+    "no namespaces, mounts or io_uring": no_namespaces,
     "memory bounded per sandbox": memory_bound,
     "cgroup memory cap": cgroup_memory,
     "cgroup process cap": cgroup_processes,

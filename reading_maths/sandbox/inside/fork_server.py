@@ -12,9 +12,10 @@ before it may run anything:
    ``/proc`` of its own namespace, loopback up; it then forks the student's process and reaps;
 3. the student's process (in the init's new session): the slot's uid (as root: an unprivileged uid of its
    own), no capabilities (bounding, ambient, effective, permitted, inheritable), no new privileges,
-   its process cap; it checks all of that in ``/proc/self/status`` and exits if anything is left;
-   then it says hello on the socket the trusted side gave it (the kernel tells the trusted side its
-   real pid) and runs the notebook (:func:`child.run`) on its two pipes.
+   the strict seccomp filter stacked on the fork server's (no namespace, mount or io_uring: the fork server's
+   own filter must leave it ``unshare`` and ``mount``), its process cap; it checks all of that in
+   ``/proc/self/status`` and exits if anything is left; then it says hello on the socket the trusted side gave
+   it (the kernel tells the trusted side its real pid) and runs the notebook (:func:`child.run`) on its two pipes.
 
 Nothing of one notebook's child reaches the fork server or the next child: each has its own namespaces
 and files, and the fork server (which keeps the capabilities needed to make them, within its own
@@ -38,7 +39,8 @@ CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC = 0x20000, 0x4000000, 0x8000000
 CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWNET = 0x10000000, 0x20000000, 0x40000000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT, MS_BIND = 1, 2, 4, 8, 32, 4096
 MS_REC, MS_PRIVATE = 1 << 14, 1 << 18
-PR_SET_DUMPABLE, PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS, PR_CAP_AMBIENT = 4, 24, 38, 47
+PR_SET_DUMPABLE, PR_SET_SECCOMP, PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS, PR_CAP_AMBIENT = 4, 22, 24, 38, 47
+SECCOMP_MODE_FILTER = 2
 PR_CAP_AMBIENT_CLEAR_ALL = 4
 SIOCGIFFLAGS, SIOCSIFFLAGS, IFF_UP = 0x8913, 0x8914, 0x1
 CAP_VERSION_3 = 0x20080522
@@ -97,13 +99,31 @@ def _own_user_namespace() -> None:
             fh.write(text)
 
 
-def _checked(uid: int) -> None:
-    """Exit unless this process is ``uid`` everywhere, with no capability and no new privileges."""
+class _Program(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+
+def _strict_filter(start: dict) -> None:
+    """The child's own seccomp filter (:mod:`reading_maths.sandbox.syscall_filter`, ``strict``), stacked on the
+    fork server's: no namespace, mount, io_uring... for it or anything it starts (needs no new privileges).
+    Exits when the trusted side sent one and it cannot be loaded."""
+    bpf = bytes.fromhex(start.get("seccomp", ""))
+    if not bpf:
+        return
+    code = ctypes.create_string_buffer(bpf, len(bpf))
+    program = _Program(len(bpf) // 8, ctypes.cast(code, ctypes.c_void_p))
+    if libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(program), 0, 0) != 0:
+        os._exit(73)
+
+
+def _checked(uid: int, filters: int) -> None:
+    """Exit unless this process is ``uid`` everywhere, with no capability, no new privileges and at least
+    ``filters`` seccomp filters (the fork server's and its own)."""
     with open("/proc/self/status") as fh:
         status = dict(line.split(":", 1) for line in fh.read().splitlines() if ":" in line)
     capabilities = [status[k].strip() for k in ("CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb")]
     if status["Uid"].split() != [str(uid)] * 4 or capabilities != [NO_CAPABILITIES] * 5 \
-            or status["NoNewPrivs"].strip() != "1":
+            or status["NoNewPrivs"].strip() != "1" or int(status.get("Seccomp_filters", filters)) < filters:
         os._exit(71)
 
 
@@ -118,11 +138,12 @@ def _student(request: dict, fds: list[int], start: dict) -> None:
         os.setresuid(uid, uid, uid)
     _drop_capabilities()
     _ok(libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no new privileges")
+    _strict_filter(start)
     _ok(libc.prctl(PR_SET_DUMPABLE, 1, 0, 0, 0), "dumpable")  # as after bubblewrap's exec: its /proc/self is its own
     cap = int(start.get("processes", 0))
     if cap:
         resource.setrlimit(resource.RLIMIT_NPROC, (cap, cap))
-    _checked(uid)
+    _checked(uid, 2 if start.get("seccomp") else 0)
     os.dup2(to_child, 0)
     os.dup2(from_child, 1)
     os.write(hello, b"hello")  # the trusted side reads the kernel's word for this process's pid with it
@@ -160,6 +181,9 @@ def _init(request: dict, fds: list[int], start: dict) -> None:
     os.mkdir("/work/scratch/home", 0o777)
     os.chmod("/work/scratch/home", 0o777)
     _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+    if start.get("own_user_namespace") and start.get("no_nested_user_namespace"):  # as bubblewrap's --disable-userns
+        with open("/proc/sys/user/max_user_namespaces", "w") as fh:
+            fh.write("0")
     for path in start.get("proc_masked", []):  # the uid's keys, listed to anyone of it (as bubblewrap masks them)
         _mount("/dev/null", path, None, MS_BIND)
     _loopback_up()
@@ -172,6 +196,8 @@ def _init(request: dict, fds: list[int], start: dict) -> None:
     libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
     _drop_bounding_set()
     _drop_capabilities()
+    _ok(libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no new privileges")
+    _strict_filter(start)  # it runs no student code, but lives in the student's namespaces
     while True:  # reap whatever is orphaned here; the namespace ends with the student's process
         pid, status = os.wait()
         if pid == student:
