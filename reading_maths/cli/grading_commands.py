@@ -183,6 +183,25 @@ def _watch(assignment: str, settings, jobs: int, collect: bool, interval: float)
     click.echo("stopped watching")
 
 
+def _echo_budgets() -> None:
+    """Each assignment's default budget: what its reference took, times the multiple (measured at the first
+    grading, then kept in the course's reference-times.json)."""
+    from reading_maths.course import assignments
+    from reading_maths.grading.budget import FLOOR, MULTIPLE, TIMES_FILE, default_budget, measured_seconds
+
+    try:
+        root = course_root()
+    except click.ClickException:
+        return
+    click.echo(f"budgets: {MULTIPLE:g} times the reference solution's own grading time, at least {FLOOR:g} s "
+               f"(--budget or c.GradeInSandbox.budget to override; times kept in {TIMES_FILE})")
+    for assignment in assignments(root):
+        seconds = measured_seconds(assignment)
+        click.echo(f"  {assignment.id}: " + (f"{default_budget(seconds):g} s (its reference took {seconds:g} s)"
+                                             if seconds is not None else
+                                             f"at least {FLOOR:g} s (measured when first graded)"))
+
+
 @main.command("doctor")
 @click.option("--jobs", "-j", default=0,
               help="The --jobs you grade with (0: every core): it sizes each sandbox's memory.")
@@ -197,6 +216,7 @@ def doctor_command(jobs):
     click.echo(f"sandbox: {mode} - {names[mode]}")
     for item in found:
         click.echo(f"  [{'held' if item.held else 'NOT held'}] {item.name}: {item.why}")
+    _echo_budgets()
     layout = []
     if shared := os.environ.get("READING_MATHS_EXCHANGE"):  # a hub's shared exchange (hub/jupyterhub_config.py)
         from reading_maths.nbgrader.exchange import layout_checks

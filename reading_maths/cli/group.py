@@ -8,13 +8,13 @@ from pathlib import Path
 import click
 
 from reading_maths.course import find_root
+from reading_maths.grading.budget import FLOOR, MULTIPLE
 from reading_maths.grading.engine import Settings
 from reading_maths.sandbox.limits import Limits
-from reading_maths.sandbox.notebook_run import DEFAULT_BUDGET
 from reading_maths.sandbox.process import SandboxUnavailable, choose
 
 
-def grading_settings(timeout: float, unsafe: bool, budget: float = DEFAULT_BUDGET, jobs: int = 0) -> Settings:
+def grading_settings(timeout: float, unsafe: bool, budget: float | None = None, jobs: int = 0) -> Settings:
     """The engine's settings; each sandbox's memory cap sized for ``jobs`` at once (0: one per core)."""
     try:
         with warnings.catch_warnings(record=True) as seen:
@@ -33,10 +33,10 @@ def grading_settings(timeout: float, unsafe: bool, budget: float = DEFAULT_BUDGE
 UNSAFE = click.option("--unsafe-no-sandbox", "unsafe", is_flag=True,
                       help="Grade even where no sandbox can be had (student code then runs as a plain "
                            "subprocess of this user). Without it, grading refuses there.")
-BUDGET = click.option("--budget", default=DEFAULT_BUDGET, show_default=True,
-                      type=click.FloatRange(min=0, min_open=True),
+BUDGET = click.option("--budget", default=None, type=click.FloatRange(min=0, min_open=True),
                       help="Seconds one notebook's whole grading may take (all its cells and calls); the questions "
-                           "not graded by then get 0, status timeout.")
+                           f"not graded by then get 0, status timeout.  [default: {MULTIPLE:g} times the reference "
+                           f"solution's own grading time, at least {FLOOR:g} s]")
 
 
 def course_root() -> Path:

@@ -16,11 +16,11 @@ from pathlib import Path
 import numpy as np
 
 from reading_maths.course import Assignment, recognise, shown_path
+from reading_maths.grading.budget import FLOOR, MULTIPLE, budget_for
 from reading_maths.grading.causes import Notebook, explain
 from reading_maths.notebook import NotANotebook, grade_id, is_test_cell, nbgrader_meta, read_notebook
 from reading_maths.results import GradeResult
 from reading_maths.sandbox.child_starter import starter
-from reading_maths.sandbox.notebook_run import DEFAULT_BUDGET
 from reading_maths.sandbox.process import Sandbox
 from reading_maths.sandbox.session import Cell, StudentSession
 
@@ -39,7 +39,8 @@ class Settings:
     cell_timeout: float = 30.0
     call_timeout: float = 10.0
     ahead: bool = False
-    budget: float = DEFAULT_BUDGET
+    budget: float | None = None
+    """None: :func:`~reading_maths.grading.budget.budget_for` (a multiple of the reference's own grading time)"""
 
 
 def load(path: Path, root: Path, assignment: Assignment | None = None, shown: str | None = None):
@@ -129,9 +130,10 @@ def grade(nb_path: Path, settings: Settings, root: Path, assignment: Assignment 
     result = GradeResult(assignment.id, str(nb_path), errors=list(notes))
     places = grade_cell_places(nb)
     upto = [places.get(g.question) for g in graders]
+    budget = budget_for(assignment, settings)
     ahead = starter(settings.sandbox, assignment.imports) if settings.ahead and settings.sandbox.isolated else None
     session = StudentSession(cells, names, settings.sandbox, settings.cell_timeout, settings.call_timeout,
-                             upto=upto[0] if upto else None, budget=settings.budget, starter=ahead,
+                             upto=upto[0] if upto else None, budget=budget, starter=ahead,
                              preload=assignment.imports, public_run=True)
     with session, warnings.catch_warnings(), np.errstate(all="ignore"), \
             contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
@@ -157,6 +159,9 @@ def grade(nb_path: Path, settings: Settings, root: Path, assignment: Assignment 
         result.errors.append(start_error)
     if session.ran_out:
         cut = sum(q.status == "timeout" and "time budget" in q.problem for q in result.questions)
-        result.errors.append(f"grading stopped: the notebook's time budget of {settings.budget:g} s ran out, "
+        why = "" if settings.budget is not None else (
+            f" ({MULTIPLE:g} times what the course's own solution takes to grade, at least {FLOOR:g} s: a notebook "
+            "far slower than it needs to be, with cells that sleep or loops that wait, runs out of it)")
+        result.errors.append(f"grading stopped: the notebook's time budget of {budget:g} s{why} ran out, "
                              f"{cut} question(s) not graded to the end")
     return result

@@ -79,6 +79,8 @@ class GraderFile:
             result.cases.append(outcome)
             if diagnose_later:
                 later.append(index)
+        if stop is None and interrupted is not None:
+            stop = interrupted()
         if stop is not None:
             result.status, result.problem = stop
             later = []
@@ -103,7 +105,7 @@ class GraderFile:
             elif not after.passed and after.mistake in self._own_mistakes:
                 before.mistake = after.mistake
                 before.message = f"{before.message} {self._own_mistakes[after.mistake]}"
-        if stop is None and interrupted is not None:
+        if stop is None and interrupted is not None and later:
             stop = interrupted()
         if stop is not None:
             result.status, result.problem = stop

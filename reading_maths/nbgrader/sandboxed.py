@@ -30,7 +30,6 @@ from reading_maths.nbgrader.patches import converter_of
 from reading_maths.nbgrader.recording import save_results
 from reading_maths.nbgrader.steps import RESOURCE_KEY, SandboxedAutograde
 from reading_maths.sandbox.limits import Limits
-from reading_maths.sandbox.notebook_run import DEFAULT_BUDGET
 from reading_maths.sandbox.process import Sandbox, choose
 
 
@@ -56,8 +55,9 @@ class GradeInSandbox(NbGraderPreprocessor):
     """
 
     timeout = Float(30.0, help="Seconds a student's cell or a call to a student's function may run.").tag(config=True)
-    budget = Float(DEFAULT_BUDGET, help="Seconds one notebook's whole grading may take (all its cells and calls); "
-                   "the questions not graded by then get 0.").tag(config=True)
+    budget = Float(None, allow_none=True, help="Seconds one notebook's whole grading may take (all its cells and "
+                   "calls); the questions not graded by then get 0. None: a multiple of the reference solution's own "
+                   "grading time (reading_maths.grading.budget).").tag(config=True)
     unsafe_no_sandbox = Bool(False, help="Grade even where no sandbox can be had (student code then runs as a "
                              "plain subprocess of this user); without it, grading refuses there.").tag(config=True)
 

@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from reading_maths.sandbox import syscall_filter, uids
 from reading_maths.sandbox.fork_server_client import probe
 from reading_maths.sandbox.limits import SCRATCH_BYTES, TMPFS_BYTES, Limits
-from reading_maths.sandbox.notebook_run import DEFAULT_BUDGET
 from reading_maths.sandbox.process import Sandbox, bwrap_disables_userns, inspect, sandbox_uid
 
 
@@ -76,7 +75,8 @@ def guarantees(jobs: int = 0) -> tuple[str, list[Guarantee]]:
                   forking is None, "each child makes its own namespaces, /tmp, HOME and /proc, drops every privilege "
                   "and checks it has" if forking is None else f"{forking}: bubblewrap starts each child instead"),
         Guarantee("a notebook's whole grading bounded in time", True,
-                  f"{DEFAULT_BUDGET:g} s by default (--budget, GradeInSandbox.budget); the questions not graded by "
+                  "by its budget (--budget, GradeInSandbox.budget; by default a multiple of the reference solution's "
+                  "own grading time, under 'budgets' below); the questions not graded by "
                   "then get 0, status timeout"),
         Guarantee("rlimits (CPU, address space, file size, open files, processes)", True,
                   f"{limits.cpu_seconds} s CPU, {(limits.address_space or limits.memory_bytes) >> 20} MiB address "
