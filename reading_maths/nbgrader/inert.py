@@ -4,7 +4,7 @@ Formgrader's manual-grading page renders a submitted notebook with nbconvert ins
 logged-in Jupyter page, and ``generate_feedback`` renders the same notebook into HTML the instructor may open.
 nbgrader's ``formgrade`` template passes Markdown cells through as raw HTML and nbconvert's own
 ``sanitize_html`` option leaves holes (isolated iframes, attribute-carrying ids and classes, relative image
-URLs), so the course renders submissions through three steps, configured by :func:`configure` from
+URLs), so the course renders submissions as follows, configured by :func:`configure` from
 ``nbgrader_config.py`` (and the hub's instructor config):
 
 - :class:`InertNotebook`, a preprocessor that rebuilds the notebook from what can be shown: known cell
@@ -16,7 +16,7 @@ URLs), so the course renders submissions through three steps, configured by :fun
   frame or embed, links only to http(s), mailto or the page, images only from ``data:`` URLs, no ids;
 - MathJax inlined from a package (no CDN) with typesetting that cannot act: an explicit list of TeX packages
   (none that loads code or makes links, styles, classes, ids or HTML), every macro of :data:`REFUSED_MACROS` taken
-  out of every macro table before any student TeX is read (and MathJax refusing to start if one is left), and
+  out of every macro table before any student TeX is read (MathJax typesets nothing if one is left), and
   MathJax's ``safe`` extension dropping every URL, class, id and style from the typeset math;
 - the page's Content-Security-Policy (:func:`with_csp`) as the first thing in its head: formgrader's own scripts
   and files only, inline scripts by hash, nothing from anywhere else.
