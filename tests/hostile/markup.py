@@ -204,7 +204,8 @@ POKE = """() => {
     for (const type of ['mouseover', 'mouseenter', 'focus', 'toggle', 'load', 'error', 'animationstart'])
       el.dispatchEvent(new Event(type));
   }
-  for (const a of root.querySelectorAll('a[href]')) a.click();
+  for (const a of root.querySelectorAll('a[href]'))  // an SVG link (typeset math) has no click(): a click event
+    a.click ? a.click() : a.dispatchEvent(new MouseEvent('click', {bubbles: true, cancelable: true}));
   return root.querySelectorAll('*').length;
 }"""
 
