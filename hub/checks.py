@@ -25,12 +25,20 @@ from tornado import template, web
 
 from reading_maths.checks.desk import MAX_NOTEBOOK_BYTES, Desk, Refused
 from reading_maths.grading.engine import Settings
+from reading_maths.reports.escape import HEADER_POLICY
 from reading_maths.sandbox.process import Limits, choose
 
 PAGES = template.Loader(str(Path(__file__).resolve().parent / "checks_pages"), autoescape="xhtml_escape")
 
 
 class Base(HubOAuthenticated, web.RequestHandler):
+    def set_default_headers(self):
+        """Every response (pages, JSON, errors) carries the course's Content-Security-Policy: no script, nothing
+        loaded from anywhere, not framed (the pages are escaped text and inline styles)."""
+        super().set_default_headers()
+        self.set_header("Content-Security-Policy", HEADER_POLICY)
+        self.set_header("X-Content-Type-Options", "nosniff")
+
     def check_xsrf_cookie(self):
         """A token (a kernel's request) needs no XSRF token, a browser's cookie does: tornado checks before it
         asks who the caller is, so ask first."""

@@ -90,6 +90,10 @@ def test_grades_csv_matches_the_gradebook(course, tmp_path):
 def test_html_has_plots_and_a_mistake_table(course, tmp_path):
     paths = build_report(course, tmp_path / "out", "code")
     page = paths["html"].read_text(encoding="utf-8")
+    # the course's Content-Security-Policy first in the head: no script, nothing loaded (the plots are data: URLs)
+    from reading_maths.reports.escape import csp_meta
+
+    assert page.startswith(f"<!doctype html><html><head>{csp_meta()}<meta charset='utf-8'>")
     assert page.count("<img ") == 3 and page.count("data:image/png;base64,") == 3
     assert "Most common mistakes" in page and "<div class='mistakes'>" in page
     table = page.split("<div class='mistakes'>")[1]

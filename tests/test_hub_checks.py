@@ -94,7 +94,11 @@ def check(page, person) -> str:
 
 
 def service_page(page, hub, path: str = "") -> str:
-    page.goto(f"{hub.url}/services/checks/{path}")
+    """The page's text; it carries the course's Content-Security-Policy (no script, nothing loaded)."""
+    from reading_maths.reports.escape import HEADER_POLICY
+
+    response = page.goto(f"{hub.url}/services/checks/{path}")
+    assert response.headers.get("content-security-policy") == HEADER_POLICY, response.headers
     return page.locator("body").inner_text()
 
 

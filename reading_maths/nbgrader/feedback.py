@@ -7,14 +7,14 @@ current browsers typeset MathML themselves, with no script and no network), so a
 and a stylesheet. It also prepares what the course's template (``templates/reading-maths-feedback``)
 shows: a title per graded cell naming its question, the read-only course code folded under a summary,
 the grade cells' hidden-test call hidden, and each grader message once, with the hidden inputs it
-was found on listed after it. ``nbgrader_config.py`` calls :func:`configure`. Formgrader, the instructor's
-page, keeps MathJax inlined from the ``django-static-mathjax`` package (:func:`offline_mathjax`).
+was found on listed after it. ``nbgrader_config.py`` calls :func:`configure`. The page carries the course's
+Content-Security-Policy (no script, nothing loaded: :data:`reading_maths.reports.escape.PAGE_POLICY`) as the first
+thing in its head. Formgrader, the instructor's page, keeps MathJax, inlined and locked down by
+:mod:`reading_maths.nbgrader.inert`.
 """
 
 from __future__ import annotations
 
-import importlib.metadata
-import json
 import re
 from pathlib import Path
 
@@ -26,7 +26,6 @@ from traitlets import Bool
 
 TEMPLATES = Path(__file__).resolve().parents[1] / "templates"
 TEMPLATE = "reading-maths-feedback"
-PACKAGE = "django-static-mathjax"
 
 MATHML_TAGS = {"math", "mrow", "mi", "mo", "mn", "ms", "mtext", "mspace", "msub", "msup", "msubsup", "mfrac",
                "msqrt", "mroot", "mover", "munder", "munderover", "mtable", "mtr", "mtd", "mstyle", "mpadded",
@@ -52,7 +51,9 @@ def mathml(tex: str, display: bool) -> str | None:
     except Exception:  # noqa: BLE001 - a formula latex2mathml cannot read is shown as its TeX
         return None
     converted = converted.replace(' xmlns="http://www.w3.org/1998/Math/MathML"', "")  # HTML needs no namespace
-    return bleach.clean(converted, tags=MATHML_TAGS, attributes=dict.fromkeys(MATHML_TAGS, MATHML_ATTRIBUTES))
+    cleaned = bleach.clean(converted, tags=MATHML_TAGS, attributes=dict.fromkeys(MATHML_TAGS, MATHML_ATTRIBUTES))
+    # the cell's Markdown is rendered after this: an address in a formula's text must not become a link
+    return cleaned.replace("://", "&#58;//")
 
 
 def tex_to_mathml(markdown: str) -> str:
@@ -136,39 +137,6 @@ def _shown(output: dict, comment: str) -> dict:
     return dict(output, text=text)
 
 
-# -- formgrader (the instructor's page) keeps MathJax, inlined from a package: reading_maths/nbgrader/inert.py --
-
-CONFIG = {
-    "tex": {"inlineMath": [["$", "$"], ["\\(", "\\)"]], "displayMath": [["$$", "$$"], ["\\[", "\\]"]],
-            "processEscapes": True, "processEnvironments": True, "tags": "ams",
-            # nothing loaded on demand (from the network) and nothing that makes links or runs code:
-            # \require and autoload's \href, \class, \style, \unicode are left out
-            "packages": {"[-]": ["require", "autoload"]}},
-    "svg": {"fontCache": "global"},
-    # no context menu: its accessibility options would load more of MathJax, from the network
-    "options": {"enableMenu": False},
-}
-"""MathJax 3's configuration: the delimiters and AMS numbering nbconvert's MathJax 2 set-up uses."""
-
-
-def mathjax_file(component: str = "tex-svg.js") -> Path:
-    """A MathJax 3 component file (``es5/<component>``) as the ``django-static-mathjax`` package installs it."""
-    path = Path(str(importlib.metadata.distribution(PACKAGE).locate_file(f"mathjax/static/mathjax/es5/{component}")))
-    if not path.is_file():
-        raise FileNotFoundError(f"{path} is missing: pip install {PACKAGE}")
-    return path
-
-
-def offline_mathjax(component: str) -> markupsafe.Markup:
-    """Jinja filter: MathJax's configuration and the whole ``component`` script, as inline ``<script>`` tags."""
-    code = mathjax_file(component).read_text(encoding="utf-8").replace("</script", "<\\/script")
-    version = importlib.metadata.version(PACKAGE)
-    return markupsafe.Markup(  # noqa: S704 - our own configuration and the package's script, not user text
-        f"<script>window.MathJax = {json.dumps(CONFIG)};</script>\n"
-        f'<script id="MathJax-script" data-source="{PACKAGE} {version}: es5/{component}">\n{code}\n</script>'
-    )
-
-
 def replace_toc(page: str, toc: str) -> markupsafe.Markup:
     """Jinja filter: nbgrader's table of contents in ``page`` ("Test cell", "Comment") replaced by ``toc``."""
     return markupsafe.Markup(re.sub(r'<div id="toc">.*?</div>', lambda _: toc, page, count=1, flags=re.DOTALL))  # noqa: S704
@@ -194,4 +162,5 @@ def configure(c) -> None:
     from nbgrader.preprocessors import GetGrades
 
     c.GenerateFeedback.preprocessors = [GetGrades, CSSHTMLHeaderPreprocessor, StudentView]  # nbgrader's, then ours
-    exporter.filters = {"replace_toc": "reading_maths.nbgrader.feedback.replace_toc"}
+    exporter.filters = {"replace_toc": "reading_maths.nbgrader.feedback.replace_toc",
+                        "with_csp": "reading_maths.nbgrader.inert.with_csp"}

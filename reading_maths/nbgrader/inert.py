@@ -4,7 +4,7 @@ Formgrader's manual-grading page renders a submitted notebook with nbconvert ins
 logged-in Jupyter page, and ``generate_feedback`` renders the same notebook into HTML the instructor may open.
 nbgrader's ``formgrade`` template passes Markdown cells through as raw HTML and nbconvert's own
 ``sanitize_html`` option leaves holes (isolated iframes, attribute-carrying ids and classes, relative image
-URLs), so the course renders submissions through three steps, configured by :func:`configure` from
+URLs), so the course renders submissions as follows, configured by :func:`configure` from
 ``nbgrader_config.py`` (and the hub's instructor config):
 
 - :class:`InertNotebook`, a preprocessor that rebuilds the notebook from what can be shown: known cell
@@ -14,26 +14,35 @@ URLs), so the course renders submissions through three steps, configured by :fun
 - :func:`markdown2html` and :func:`inert_html`, the Markdown and HTML filters: nbconvert's renderer
   (formulas kept for MathJax) followed by bleach with an allowlist: no script, style, event handler, form,
   frame or embed, links only to http(s), mailto or the page, images only from ``data:`` URLs, no ids;
-- MathJax inlined from a package (no CDN), with the TeX extensions that load code or make links
-  (``require``, ``autoload``: ``\\href``, ``\\class``, ``\\style``, ``\\unicode``) left out.
+- MathJax inlined from a package (no CDN) with typesetting that cannot act: an explicit list of TeX packages
+  (none that loads code or makes links, styles, classes, ids or HTML), every macro of :data:`REFUSED_MACROS` taken
+  out of every macro table before any student TeX is read (MathJax typesets nothing if one is left), and
+  MathJax's ``safe`` extension dropping every URL, class, id and style from the typeset math;
+- the page's Content-Security-Policy (:func:`with_csp`) as the first thing in its head: formgrader's own scripts
+  and files only, inline scripts by hash, nothing from anywhere else.
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
+import functools
 import html
+import importlib.metadata
+import json
 import re
 from pathlib import Path
 
 import bleach
 import jinja2
+import markupsafe
 import nbformat
 from nbconvert.filters.highlight import Highlight2HTML
 from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
 from nbconvert.preprocessors import Preprocessor
 
 from reading_maths.nbgrader.feedback import MATHML_ATTRIBUTES, MATHML_TAGS, TEMPLATES
+from reading_maths.reports.escape import PAGE_POLICY, content_security_policy, with_policy
 
 TEMPLATE = "reading-maths-formgrade"
 TAGS = frozenset({
@@ -211,9 +220,116 @@ class InertHighlight(Highlight2HTML):
                                 metadata)
 
 
+# -- formgrader's MathJax: typesetting that cannot act ---------------------------------------------------------
+
+PACKAGE = "django-static-mathjax"
+TEX_PACKAGES = ["base", "ams", "newcommand", "noundefined", "configmacros"]
+"""The TeX packages formgrader's MathJax runs, all of them (an allowlist: ``require``, ``autoload`` and every
+package they would load, ``html``, ``action``, ``bbox``, ``unicode``, ``color``, ... are not among them)."""
+
+REFUSED_MACROS = ("mmlToken", "href", "class", "cssId", "style", "data", "unicode", "require", "texttip",
+                  "mathtip", "toggle", "bbox", "color", "colorbox", "fcolorbox", "definecolor", "Newextarrow",
+                  "setOptions", "verb")
+"""TeX macros that make links, styles, classes, ids or HTML, load code or set options (``\\\\mmlToken`` takes any
+attribute: ``href``, ``style``, ``class``, ``id``): taken out of every macro table of the TeX input before any
+student TeX is read, so that neither a formula nor a ``\\\\def``/``\\\\newcommand``/``\\\\let`` can reach them (an
+undefined macro is shown in red, as its name). Only ``\\\\mmlToken`` is in the packages of :data:`TEX_PACKAGES`; the
+rest are listed so that a package added to them one day cannot bring one back."""
+
+WITHOUT_MMLTOKEN = {  # the base and AMS macros written with \mmlToken, written without it
+    "bmod": "\\mathbin{\\mathrm{mod}}", "pmod": ["\\pod{\\mathrm{mod}\\kern 6mu #1}", 1],
+    "mod": ["\\mathchoice{\\kern18mu}{\\kern12mu}{\\kern12mu}{\\kern12mu}\\mathrm{mod}\\,\\,#1", 1],
+    "varliminf": "\\mathop{\\underline{\\mathrm{lim}}}", "varlimsup": "\\mathop{\\overline{\\mathrm{lim}}}",
+    "varinjlim": "\\mathop{\\underrightarrow{\\mathrm{lim}}}",
+    "varprojlim": "\\mathop{\\underleftarrow{\\mathrm{lim}}}",
+}
+
+CONFIG = {
+    "tex": {"inlineMath": [["$", "$"], ["\\(", "\\)"]], "displayMath": [["$$", "$$"], ["\\[", "\\]"]],
+            "processEscapes": True, "processEnvironments": True, "tags": "ams",
+            "packages": TEX_PACKAGES, "macros": WITHOUT_MMLTOKEN},
+    "svg": {"fontCache": "global"},
+    # no context menu (its accessibility options would load more of MathJax, from the network); the safe
+    # extension drops every URL, class, id and style a formula could still carry
+    "options": {"enableMenu": False,
+                "safeOptions": {"allow": {"URLs": "none", "classes": "none", "cssIDs": "none", "styles": "none"}}},
+}
+"""MathJax 3's configuration: nbconvert's delimiters and AMS numbering, and the locks above."""
+
+_REFUSE = """
+  startup: {pageReady: function () {
+    // before anything is typeset: the safe extension must be on, and no refused macro left in any macro table
+    if (!MathJax.startup.document.safe) throw new Error('MathJax without its safe extension: nothing typeset');
+    var macros = MathJax.startup.input[0].parseOptions.handlers.get('macro');
+    REFUSED.forEach(function (name) {
+      for (var map = macros.applicable(name); map; map = macros.applicable(name)) {
+        if (typeof map.remove !== 'function') throw new Error('cannot refuse \\\\' + name + ': nothing typeset');
+        map.remove(name);
+      }
+    });
+    return MathJax.startup.defaultPageReady();
+  }}"""
+
+
+def mathjax_file(component: str = "tex-svg.js") -> Path:
+    """A MathJax 3 component file (``es5/<component>``) as the ``django-static-mathjax`` package installs it."""
+    path = Path(str(importlib.metadata.distribution(PACKAGE).locate_file(f"mathjax/static/mathjax/es5/{component}")))
+    if not path.is_file():
+        raise FileNotFoundError(f"{path} is missing: pip install {PACKAGE}")
+    return path
+
+
+def mathjax_config(config: dict | None = None) -> str:
+    """The script that configures MathJax: :data:`CONFIG` and the refusal of :data:`REFUSED_MACROS` (``config``:
+    another configuration, without the refusal: the tests' control)."""
+    if config is not None:
+        return f"window.MathJax = {json.dumps(config)};"
+    settings = json.dumps(CONFIG)[:-1] + "," + _REFUSE.replace("REFUSED", json.dumps(REFUSED_MACROS)) + "}"
+    return f"window.MathJax = {settings};"
+
+
+@functools.cache
+def mathjax_code(component: str = "tex-svg.js", safe: bool = True) -> str:
+    """MathJax's ``component`` followed by its ``safe`` extension (``ui/safe.js``), as the text of one script: the
+    extension registers itself before MathJax starts (a promise later), with nothing loaded."""
+    files = [mathjax_file(component)] + ([mathjax_file("ui/safe.js")] if safe else [])
+    code = "\n".join(f.read_text(encoding="utf-8") for f in files).replace("</script", "<\\/script")
+    return f"\n{code}\n"
+
+
+def offline_mathjax(component: str, config: dict | None = None) -> markupsafe.Markup:
+    """Jinja filter: MathJax's configuration and code (:func:`mathjax_config`, :func:`mathjax_code`), as inline
+    ``<script>`` tags (allowed by their hashes: :func:`with_csp`). ``config``: the tests' control, stock MathJax."""
+    version = importlib.metadata.version(PACKAGE)
+    return markupsafe.Markup(  # noqa: S704 - our own configuration and the package's script, not user text
+        f"<script>{mathjax_config(config)}</script>\n"
+        f'<script id="MathJax-script" data-source="{PACKAGE} {version}: es5/{component}">'
+        f"{mathjax_code(component, safe=config is None)}</script>"
+    )
+
+
+FORMGRADER_HANDLERS = ("toggle_name(true);", "toggle_name(false);")
+"""The inline event handlers of nbgrader's formgrade page (its student-name toggle), allowed by hash."""
+_INLINE_SCRIPT = re.compile(r"<script(?![^>]*\ssrc=)[^>]*>(.*?)</script>", re.DOTALL | re.IGNORECASE)
+
+
+def with_csp(head: str, page: str = "static", *more: str) -> markupsafe.Markup:
+    """Jinja filter: ``head`` (the template's ``header`` block, ``<head>`` and all) with the page's
+    Content-Security-Policy as the first thing in its head. ``page="formgrader"``: formgrader's own files and API
+    ('self'), the inline scripts of ``head`` and of ``more`` (formgrader's navigation bar, rendered by its own macro:
+    nbgrader's and MathJax's scripts, never student text) by hash and :data:`FORMGRADER_HANDLERS`; otherwise
+    :data:`PAGE_POLICY` (no script, nothing loaded)."""
+    if page == "formgrader":
+        scripts = [code for part in (head, *more) for code in _INLINE_SCRIPT.findall(str(part))]
+        policy = content_security_policy(scripts=scripts, handlers=FORMGRADER_HANDLERS, same_origin=True)
+    else:
+        policy = PAGE_POLICY
+    return markupsafe.Markup(with_policy(str(head), policy))  # noqa: S704 - the template's own head
+
+
 FILTERS = {"highlight_code": f"{__name__}.InertHighlight", "markdown2html": f"{__name__}.markdown2html",
            "clean_html": f"{__name__}.inert_html",
-           "offline_mathjax": "reading_maths.nbgrader.feedback.offline_mathjax"}
+           "offline_mathjax": f"{__name__}.offline_mathjax", "with_csp": f"{__name__}.with_csp"}
 
 
 def configure(c) -> None:
@@ -225,6 +341,7 @@ def configure(c) -> None:
     formgrader = Path(nbgrader.__file__).resolve().parent / "server_extensions" / "formgrader" / "templates"
     c.HTMLExporter.template_name = TEMPLATE
     c.HTMLExporter.extra_template_basedirs = [str(TEMPLATES), str(formgrader)]
+    c.HTMLExporter.extra_template_paths = [str(formgrader)]  # our index.html.j2 extends formgrade/index.html.j2
     for exporter in (c.HTMLExporter, c.GenerateFeedback.HTMLExporter):
         exporter.sanitize_html = True
         exporter.skip_svg_encoding = False

@@ -6,8 +6,11 @@ name); every output format escapes the whole line, so nothing a student writes b
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import html
 import re
+from collections.abc import Iterable
 
 from rich.text import Text
 
@@ -46,3 +49,53 @@ def rich_text(text: str) -> Text:
     """``text`` for a rich table cell or line, shown as it is: no markup, no terminal escape (:func:`terminal_text`)."""
     return Text(terminal_text(text))
 
+
+
+# -- Content-Security-Policy: the one policy of every page the course serves or writes ----------------------
+
+def script_hash(code: str) -> str:
+    """A CSP source allowing the inline script (or event handler) whose text is ``code``, by its SHA-256."""
+    return "'sha256-" + base64.b64encode(hashlib.sha256(code.encode("utf-8")).digest()).decode("ascii") + "'"
+
+
+def content_security_policy(scripts: Iterable[str] = (), handlers: Iterable[str] = (),
+                            same_origin: bool = False) -> str:
+    """The policy of a page that shows student text: nothing loaded from another origin, no inline script but
+    ``scripts`` (their texts, allowed by hash) and ``handlers`` (inline event handlers' texts, by hash), no
+    ``<base>``, no form submission, no plugin or frame. ``same_origin``: the page's own server's files (scripts,
+    styles, fonts, images) and API may be used (formgrader's page); otherwise (a file written to disk, the checks
+    pages) the page loads nothing at all: styles inline, images as ``data:`` URLs."""
+    own = ["'self'"] if same_origin else []
+    handlers = [script_hash(h) for h in handlers]
+    script = own + [script_hash(s) for s in scripts] + (["'unsafe-hashes'", *handlers] if handlers else [])
+    directives = {
+        "default-src": ["'none'"],
+        "script-src": script or ["'none'"],
+        "style-src": [*own, "'unsafe-inline'"],  # inline styles cannot run script; what they load, below, cannot come
+        "img-src": [*own, "data:"],
+        "font-src": [*own, "data:"],
+        "connect-src": own or ["'none'"],
+        "object-src": ["'none'"], "frame-src": ["'none'"], "base-uri": ["'none'"], "form-action": ["'none'"],
+    }
+    return "; ".join(f"{name} {' '.join(sources)}" for name, sources in directives.items())
+
+
+PAGE_POLICY = content_security_policy()
+"""The policy of a page with no script at all: the feedback pages, the report, the checks service's pages."""
+HEADER_POLICY = PAGE_POLICY + "; frame-ancestors 'none'"
+""":data:`PAGE_POLICY` as an HTTP header (where ``frame-ancestors`` counts: nobody frames the page)."""
+
+_HEAD = re.compile(r"<head(\s[^>]*)?>", re.IGNORECASE)
+
+
+def csp_meta(policy: str = PAGE_POLICY) -> str:
+    """``policy`` as a ``<meta http-equiv>`` tag, for a page written to a file."""
+    return f'<meta http-equiv="Content-Security-Policy" content="{html.escape(policy, quote=True)}">'
+
+
+def with_policy(page: str, policy: str = PAGE_POLICY) -> str:
+    """``page`` (HTML holding its ``<head>``) with :func:`csp_meta` as the first thing in its head."""
+    found = _HEAD.search(page)
+    if found is None:
+        raise ValueError("no <head> to put the Content-Security-Policy in")
+    return page[:found.end()] + csp_meta(policy) + page[found.end():]

@@ -1,5 +1,6 @@
 """``report.html``: score distributions, per-question difficulty and the most common mistakes, as plots
-(base64 PNG, embedded) and the tables behind them."""
+(base64 PNG, embedded) and the tables behind them. It typesets nothing (student text is escaped) and carries the
+course's Content-Security-Policy (:data:`reading_maths.reports.escape.PAGE_POLICY`: no script, nothing loaded)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import io
 from pathlib import Path
 
 from reading_maths.reports.class_data import ReportData
+from reading_maths.reports.escape import csp_meta
 
 
 def _png(fig) -> str:
@@ -121,7 +123,8 @@ def write_html(data: ReportData, path: Path, title: str = "reading-maths: class 
     left_out = (f" Not in this report (no submission yet): {', '.join(data.left_out)}." if data.left_out else "")
     mistake_rows = [[m.assignment, m.question, m.mistake, m.count, m.message.split(". ")[0]] for m in data.mistakes]
     parts = [
-        f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>",
+        # the course's Content-Security-Policy first (no script, nothing loaded), then the page
+        f"<!doctype html><html><head>{csp_meta()}<meta charset='utf-8'><title>{html.escape(title)}</title>",
         ("<style>body{font-family:sans-serif;max-width:1000px;margin:2em auto;padding:0 1em}img{max-width:100%}"
         "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:3px 8px;text-align:left}"
         "th{background:#eee}</style></head><body>"),

