@@ -19,6 +19,8 @@ class CaseResult:
     message: str = ""
     mistake: str | None = None
     """the id of the catalogued mistake the feedback names, if any"""
+    hidden_run: bool = False
+    """judged in the hidden run (:mod:`reading_maths.sandbox.disclosure`): its message is in the graders' words only"""
 
 
 @dataclass

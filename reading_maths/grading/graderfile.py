@@ -19,6 +19,7 @@ from otter.test_files.abstract_test import TestCase
 
 from reading_maths.kit import FAILURES, Items, Mistake, Question
 from reading_maths.kit.proofblocks import Puzzle
+from reading_maths.kit.question import SHAPE_PHRASES
 from reading_maths.results import CaseResult, QuestionResult, Status
 from reading_maths.sandbox.errors import HiddenDeferred
 
@@ -34,6 +35,8 @@ class GraderFile:
     question: str
     cases: list[TestCase]
     mistakes: tuple[Mistake, ...]
+    properties: frozenset[str] = frozenset()
+    """the messages of its questions' properties (the text's facts a wrong answer breaks): fixed sentences"""
 
     @property
     def max_score(self) -> float:
@@ -101,6 +104,7 @@ class GraderFile:
             case, before = self.cases[index], result.cases[index]
             after, _ = self._run_case(case, env, hidden_run=True)
             if not before.message:
+                after.hidden_run = True
                 result.cases[index] = after
             elif not after.passed and after.mistake in self._own_mistakes:
                 before.mistake = after.mistake
@@ -115,6 +119,20 @@ class GraderFile:
         result.mistake_messages = {c.mistake: catalogue.get(c.mistake, c.message) for c in result.cases if c.mistake}
         return result
 
+    def closed_message(self, failed: AssertionError) -> str:
+        """A failure of the hidden run in the graders' own words only: where (the grader's label of the check),
+        a shape phrase from a closed list, and the catalogue's message of the mistake; never text the grader
+        made from what the student's process said (:mod:`reading_maths.sandbox.disclosure`)."""
+        where = getattr(failed, "where", None) or f"`{self.question}`"
+        detail = getattr(failed, "detail", None)
+        catalogue = {m.name: m.message for m in self.mistakes}
+        said = catalogue.get(getattr(failed, "mistake", None) or "", "a hidden check failed.")
+        fact = getattr(failed, "explanation", None)
+        said = fact if fact in self.properties else said
+        if detail in SHAPE_PHRASES and getattr(failed, "mistake", None) == "wrong-shape":
+            said = f"the result {detail}."
+        return f"{where}: {said}"
+
     @cached_property
     def _own_mistakes(self) -> dict[str, str]:
         """The grader's own catalogue (not the kit's kinds of failure): the mistakes a diagnosis names."""
@@ -127,12 +145,15 @@ class GraderFile:
         try:
             case.body.call_func(dict(env))
         except AssertionError as exc:
-            message = str(exc) or case.failure_message or f"{case.name} failed."
-            return (CaseResult(case.name, case.points, False, case.hidden, message, getattr(exc, "mistake", None)),
+            mistake = getattr(exc, "mistake", None)
+            message = (self.closed_message(exc) if hidden_run else
+                       str(exc) or case.failure_message or f"{case.name} failed.")
+            return (CaseResult(case.name, case.points, False, case.hidden, message, mistake),
                     bool(getattr(exc, "diagnose_later", False)))
         except Exception as exc:  # noqa: BLE001 - a grader that cannot judge this answer fails the case
             shown = f": {exc}" if not (case.hidden or hidden_run) else ""
-            message = f"{case.name}: could not check your answer ({type(exc).__name__}{shown})."
+            message = (f"`{self.question}`: a hidden check could not judge your answer." if hidden_run else
+                       f"{case.name}: could not check your answer ({type(exc).__name__}{shown}).")
             return CaseResult(case.name, case.points, False, case.hidden, message), False
         return CaseResult(case.name, case.points, True, case.hidden, case.success_message or ""), False
 
@@ -165,4 +186,5 @@ def load_grader(path: Path) -> GraderFile:
             if isinstance(item, Mistake):
                 mistakes.setdefault(item.name, item)
     question, cases = _cases(namespace, Path(path))
-    return GraderFile(Path(path), question, cases, tuple(mistakes.values()))
+    properties = frozenset(p.message for v in namespace.values() if isinstance(v, Question) for p in v.properties)
+    return GraderFile(Path(path), question, cases, tuple(mistakes.values()), properties)

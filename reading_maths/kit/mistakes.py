@@ -14,11 +14,19 @@ from typing import Any
 class Failed(AssertionError):
     """A failed check: its text is the student's feedback, ``mistake`` the catalogued mistake it names."""
 
-    def __init__(self, feedback: str, mistake: str | None = None, *, diagnose_later: bool = False):
+    def __init__(self, feedback: str, mistake: str | None = None, *, diagnose_later: bool = False,
+                 where: str | None = None, detail: str | None = None, explanation: str | None = None):
         super().__init__(feedback)
         self.mistake = mistake
         self.diagnose_later = diagnose_later
         """the diagnosis needs calls on hidden inputs: the hidden run names the mistake (the grader runs it)"""
+        self.where = where
+        """the grader's own words for the check ("`softmax` on a hidden batch of rows"), for the hidden run's
+        message (:meth:`~reading_maths.grading.graderfile.GraderFile.closed_message`)"""
+        self.detail = detail
+        """a phrase from a closed list (:data:`~reading_maths.kit.question.SHAPE_PHRASES`) the hidden run may add"""
+        self.explanation = explanation
+        """the grader's fixed sentence that explains the failure (a property's message), if any"""
 
 
 def failure(mistake: str, feedback: str) -> Failed:

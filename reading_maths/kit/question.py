@@ -154,6 +154,13 @@ class Question:
         the expected values; hidden ones never do.  Raises :class:`Failed` with the feedback and the mistake.
         """
         where = _describe_call(self.name, label)
+        try:
+            self._check(student, args, kwargs, where, public)
+        except Failed as failed:
+            failed.where = failed.where or where
+            raise
+
+    def _check(self, student: Any, args: tuple, kwargs: dict, where: str, public: bool) -> None:
         self._require_callable(student)
         expected = self._outputs_of(None, args, kwargs)
         given = _copy_args(args)
@@ -164,6 +171,7 @@ class Question:
         kind, problem = self._compare(actual, expected, public) or self._mutation(given, original) or (None, None)
         if problem is None:
             return
+        detail = next((p for p in SHAPE_PHRASES if kind == "wrong-shape" and problem.endswith(p)), None)
         mistake = broken = None
         try:
             if kind != "changed-input":
@@ -173,23 +181,28 @@ class Question:
                         broken = first_broken(self.properties, self._caller(student))
         except HiddenDeferred:  # the diagnosis calls on hidden inputs: the hidden run adds it
             raise Failed(self._feedback(where, problem, None, args, kwargs, expected, public), kind,
-                         diagnose_later=True) from None
+                         diagnose_later=True, detail=detail) from None
         explanation = mistake.message if mistake else broken.message if broken else None
         raise Failed(self._feedback(where, problem, explanation, args, kwargs, expected, public),
-                     mistake.name if mistake else kind)
+                     mistake.name if mistake else kind, detail=detail, explanation=explanation)
 
     def check_property(self, ok: bool, *, label: str, message: str) -> None:
         """Fail with ``message`` unless ``ok`` (for property cases: ranges, sums, convergence)."""
         if not ok:
-            raise Failed(f"{_describe_call(self.name, label)}: {message}", "broken-property")
+            where = _describe_call(self.name, label)
+            raise Failed(f"{where}: {message}", "broken-property", where=where)
 
     def call(self, student: Any, *args: Any, label: str, public: bool = False, **kwargs: Any) -> list[np.ndarray]:
         """Call the student function and return its outputs as plain arrays (for property cases)."""
         where = _describe_call(self.name, label)
-        self._require_callable(student)
-        with public_inputs(public):
-            raw = self._call_student(student, _copy_args(args), kwargs, where, public)
-        return self._numbers(raw, where)
+        try:
+            self._require_callable(student)
+            with public_inputs(public):
+                raw = self._call_student(student, _copy_args(args), kwargs, where, public)
+            return self._numbers(raw, where)
+        except Failed as failed:
+            failed.where = failed.where or where
+            raise
 
     # -- steps ---------------------------------------------------------------------------------
     def _require_callable(self, student: Any) -> None:
@@ -283,6 +296,13 @@ class Question:
             shown = ", ".join(_short(a) for a in args)
             lines.append(f"Input: {self.name}({shown}{_kw(kwargs)}); expected {_short_outputs(expected)}.")
         return " ".join(lines)
+
+
+SHAPE_PHRASES = ("has one axis too many", "has one axis too few", "has too many axes", "has too few axes",
+                 "has its rows and columns swapped (the last two axes)", "has the wrong length along several axes",
+                 "has the wrong length along its last axis", "has the wrong length along its first axis",
+                 "has the wrong length along an axis")
+"""Every way :func:`shape_difference` describes a wrong shape: the only words about a hidden result's shape."""
 
 
 def shape_difference(actual: tuple[int, ...], expected: tuple[int, ...]) -> str:

@@ -14,6 +14,7 @@ minus what an honest notebook's output holds anyway (the control).
 from __future__ import annotations
 
 import base64
+import re
 import struct
 from pathlib import Path
 
@@ -22,6 +23,7 @@ import numpy as np
 
 from classroom.builder import answered
 from reading_maths.grading.graderfile import load_grader
+from reading_maths.kit.question import SHAPE_PHRASES
 from reading_maths.kit.reference import reference_of
 from reading_maths.notebook import grade_id
 from reading_maths.sandbox.disclosure import public_now
@@ -103,6 +105,9 @@ def softmax(z, T=1.0):
     if kind == 0:
         name = "Leak_" + repr(first).replace(".", "_").replace("-", "m")
         raise type(name, (ValueError,), {})(_everything())
+    if len(SEEN) % 7 == 0:  # a standard exception chosen by a value: its name would carry bits
+        raise [ValueError, TypeError, KeyError, IndexError, ZeroDivisionError, OverflowError, MemoryError,
+               RecursionError][int(abs(first) * 1000) % 8](_everything())
     if kind == 1:
         return np.zeros((_spell(first), 2))
     if kind == 2:
@@ -155,6 +160,73 @@ def canary_notebook(root: Path) -> nbformat.NotebookNode:
     for index in reversed(places):
         nb.cells.insert(index + 1, nbformat.v4.new_code_cell(LATER))
     return nb
+
+
+BUILD_PATCHES = {
+    "meanings_1": '''
+_SEEN = []
+_impl1 = implementation_1
+
+
+def implementation_1(x):
+    values = np.asarray(x, dtype=float).ravel().tolist()
+    _SEEN.append(values)
+    if values not in ([-1.0, 0.0, 1.0, 2.0], [-3.0], [-0.5], [0.7], [2.5], [10.0, -10.0]):  # not its own example
+        implementation_1.__name__ = ("implementation_1 " + " ".join(f"{a:.6g}" for a in values))[:200]
+    return _impl1(x)
+''',
+    "meanings_2": '''
+_odd = [v for v in _SEEN if v not in ([-1.0, 0.0, 1.0, 2.0], [-3.0], [-0.5], [0.7], [2.5], [10.0, -10.0])]
+if _odd:
+    entry_2["symbols"]["x"] = ("leak", ("L " + " ".join(f"{a:.6g}" for v in _odd for a in v),), "x")
+    raise RuntimeError("LATER " + repr(_odd))
+''',
+}
+"""The ``build`` canary (found by a fresh attacker): entry 1's implementation renames itself after what it is
+called with (its name comes back from the child when its ``def`` is located), and entry 2's dict, made after
+entry 1 is graded, carries the recorded values into a shape the entry's reader repeats."""
+
+
+def build_canary(root: Path) -> nbformat.NotebookNode:
+    """The release notebook of ``build`` with the source's entries and :data:`BUILD_PATCHES` after them."""
+    release = nbformat.read(root / "release" / "build" / "build.ipynb", as_version=4)
+    source = nbformat.read(root / "source" / "build" / "build.ipynb", as_version=4)
+    solutions = {grade_id(c): c.source for c in source.cells}
+    for cell in release.cells:
+        gid = grade_id(cell)
+        if gid in BUILD_PATCHES and cell.cell_type == "code":
+            body = "\n".join(line for line in solutions[gid].splitlines() if "### BEGIN SOLUTION" not in line
+                             and "### END SOLUTION" not in line)
+            cell.source = body + "\n" + BUILD_PATCHES[gid]
+    return release
+
+
+def unclosed_messages(result: dict, root: Path) -> list[str]:
+    """The messages of cases judged in the hidden run that are not in the graders' own words: ``where: said``,
+    where is the question or its grader's label of the check, and said a catalogue message, a property's
+    message, a shape phrase or the fixed words for a check that failed or could not judge."""
+    bad = []
+    for question in result["questions"]:
+        grader = load_grader(root / "graders" / result["assignment"] / f"{question['id']}.py")
+        source = _shape_of(grader.path.read_text(encoding="utf-8"))
+        said = {m.message for m in grader.mistakes} | set(grader.properties) | {"a hidden check failed.",
+               "a hidden check could not judge your answer."} | {f"the result {p}." for p in SHAPE_PHRASES}
+        for case in question["cases"]:
+            message = case["message"]
+            if not case.get("hidden_run") or case["passed"] or not message:
+                continue
+            tail = next((t for t in said if message.endswith(": " + t)), None)
+            where = message[:-len(tail) - 2] if tail else ""
+            named = f"`{question['id']}`"
+            label = where[len(named) + 4:] if where.startswith(named + " on ") else None
+            if not (tail and (where == named or (label and _shape_of(label) in source))):
+                bad.append(message)
+    return bad
+
+
+def _shape_of(text: str) -> str:
+    """Text with its numbers and f-string fields made alike (a label may number its trials)."""
+    return re.sub(r"\{[^}]*\}|\d+", "#", text)
 
 
 def honest_notebook(root: Path) -> nbformat.NotebookNode:
