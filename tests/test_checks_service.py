@@ -193,7 +193,7 @@ def test_the_instructor_exports_every_request(desk, course):
     rows = [json.loads(line) for line in done.stdout.splitlines()]
     assert [r["id"] for r in rows] == sorted(r["id"] for r in desk.store.listing())
     assert "hal" in {r["user"] for r in rows} and {"graded", "refused"} <= {r["outcome"] for r in rows}
-    assert all(len(r["sha256"]) == 64 and r["asked_at"] for r in rows)
+    assert all(len(r["sha256"]) == 64 and r["asked_at"] and r["size"] for r in rows)
 
 
 # -- the service behind JupyterHub ----------------------------------------------------------------------
