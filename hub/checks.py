@@ -64,7 +64,7 @@ class Base(HubOAuthenticated, web.RequestHandler):
         were shown."""
         keep = ("id", "user", "assignment", "notebook", "asked_at", "outcome", "refusal", "next_allowed", "shown")
         if self.instructor:
-            keep += ("sha256", "score", "max_score", "questions")
+            keep += ("sha256", "size", "score", "max_score", "questions")
         return {k: row[k] for k in keep}
 
     def page(self, name: str, **values) -> None:

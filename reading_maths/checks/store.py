@@ -45,7 +45,7 @@ COUNTING = ("pending", "graded")
 """Outcomes that use up an attempt."""
 COLUMNS = ("id", "user", "assignment", "notebook", "sha256", "asked_at", "finished_at", "questions", "outcome",
            "score", "max_score", "result", "shown", "refusal", "next_allowed", "size")
-MAX_TEXT = 500
+MAX_TEXT = 1000
 """Characters kept of any one text in a row (a message, a reason, a notebook's name)."""
 MAX_LINES = 30
 """Messages kept of any list of them (a notebook's errors, a question's feedback); the rest are counted."""
