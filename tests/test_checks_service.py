@@ -28,7 +28,7 @@ import pytest
 from hostile.attacks import ATTACKS
 
 from hub.checks_trial import QUESTIONS, checks_hub, failing_cells, foreign, slow, variant
-from reading_maths.checks import rules
+from reading_maths.checks import client, rules
 from reading_maths.checks.desk import MAX_NOTEBOOK_BYTES, Desk, Refused
 from reading_maths.checks.store import MAX_LINES, bounded, stamp
 from reading_maths.grading.batch import grade_many
@@ -104,6 +104,7 @@ def test_rules_have_defaults_and_per_assignment_tables():
     assert parsed.of("code") == rules.Rules(attempts=5, show="scores", window=timedelta(minutes=30), per="question",
                                             closes=datetime(2030, 1, 1, 12, tzinfo=UTC))
     assert rules.load(Path("/nonexistent")).of("code") == rules.Rules()
+    assert client.MAX_BYTES == MAX_NOTEBOOK_BYTES  # the kernel does not send what the service would refuse
     assert rules.Rules().budget == timedelta(seconds=30)  # a check's own budget, not a batch's 300 s
     assert rules.parse('[assignments.code]\nbudget = "45s"\n').of("code").budget == timedelta(seconds=45)
     for bad in ('[defaults]\nattempts = -1\n', '[defaults]\nwindow = "soon"\n', '[defaults]\nshow = "all"\n',
