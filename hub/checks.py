@@ -92,6 +92,7 @@ class Checks(Base):
         self.notebook = self.get_argument("path", "notebook.ipynb")[:MAX_TEXT]
         self.questions = [q[:MAX_TEXT] for q in self.get_argument("questions", "").split(",") if q][:MAX_QUESTIONS]
         try:
+            self.desk.admit(self.name, self.notebook, self.questions)
             announced = int(self.request.headers.get("Content-Length", 0))
             if announced > MAX_NOTEBOOK_BYTES:
                 raise self.desk.too_large(self.name, self.notebook, announced, self.questions)

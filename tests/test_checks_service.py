@@ -18,6 +18,7 @@ import socket
 import sqlite3
 import subprocess
 import sys
+import time
 import urllib.parse
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
@@ -29,7 +30,7 @@ from hostile.attacks import ATTACKS
 
 from hub.checks_trial import QUESTIONS, checks_hub, failing_cells, foreign, slow, variant
 from reading_maths.checks import client, rules
-from reading_maths.checks.desk import MAX_NOTEBOOK_BYTES, Desk, Refused
+from reading_maths.checks.desk import COOLDOWN, MAX_NOTEBOOK_BYTES, Desk, Refused
 from reading_maths.checks.store import MAX_LINES, bounded, stamp
 from reading_maths.grading.batch import grade_many
 from reading_maths.grading.engine import Settings
@@ -188,10 +189,14 @@ def test_no_check_after_the_closing_time_and_none_of_other_files(desk, course):
     with pytest.raises(Refused) as closed:
         run(desk.ask("fay", "code/code.ipynb", variant(0)))
     assert closed.value.status == 403 and "closed at 2020-01-01T00:00:00+00:00" in closed.value.reason
-    for junk in (b"not json", json.dumps({"cells": [], "nbformat": 4, "nbformat_minor": 5, "metadata": {}}).encode()):
+    for i, junk in enumerate((b"not json",
+                              json.dumps({"cells": [], "nbformat": 4, "nbformat_minor": 5, "metadata": {}}).encode())):
         with pytest.raises(Refused) as refused:
-            run(desk.ask("fay", "x.ipynb", junk))
+            run(desk.ask(f"fay{i}", "x.ipynb", junk))
         assert refused.value.status == 400
+        with pytest.raises(Refused) as again:  # the same student again, at once: refused unread for a while
+            run(desk.ask(f"fay{i}", "code/code.ipynb", variant(0)))
+        assert again.value.status == 429 and "malformed or too large" in again.value.reason
 
 
 def test_the_instructor_exports_every_request(desk, course):
@@ -296,11 +301,14 @@ def test_an_upload_too_large_is_refused_before_it_is_read_and_recorded(trial, co
     assert announced.status == 413 and "larger than 16 MiB" in answer["refused"]
     row = next(r for r in record(course) if r["id"] == answer["id"])
     assert (row["user"], row["outcome"], row["size"], row["sha256"]) == ("s20", "refused", 64 << 20, "")
+    status, cooling = trial.ask("s20", variant(0))  # and the next request, right away, is refused unread
+    assert status == 429 and "refused as malformed or too large" in cooling["refused"] and cooling["next_allowed"]
+    assert next(r for r in record(course) if r["id"] == cooling["id"])["outcome"] == "refused"
 
     url = urllib.parse.urlsplit(trial.service)  # no Content-Length: a chunked body refused as it grows past 16 MiB
     sock = socket.create_connection((url.hostname, url.port), timeout=120)
     sock.sendall(f"POST {url.path}api/checks?path=chunked.ipynb HTTP/1.1\r\nHost: x\r\n"
-                 f"Authorization: token {trial.tokens['s20']}\r\nTransfer-Encoding: chunked\r\n\r\n".encode())
+                 f"Authorization: token {trial.tokens['s19']}\r\nTransfer-Encoding: chunked\r\n\r\n".encode())
     chunk, sent = b"x" * (1 << 20), 0
     try:
         for _ in range(64):
@@ -316,12 +324,14 @@ def test_an_upload_too_large_is_refused_before_it_is_read_and_recorded(trial, co
     assert row["outcome"] == "refused" and MAX_NOTEBOOK_BYTES < row["size"] < MAX_NOTEBOOK_BYTES + (1 << 20)
 
     big, many = foreign(15), failing_cells(MAX_PARTS)  # within the size limit, refused once read (in a thread)
-    for data, why in ((big, "not a notebook of this course"), (many, f"more than {MAX_PARTS} cells")):
-        status, refused = trial.ask("s20", data)
+    for who, data, why in (("s18", big, "not a notebook of this course"),
+                           ("s17", many, f"more than {MAX_PARTS} cells")):
+        status, refused = trial.ask(who, data)
         assert status == 400 and why in refused["refused"], refused
         row = next(r for r in record(course) if r["id"] == refused["id"])
         assert (row["outcome"], row["size"], row["sha256"]) == ("refused", len(data), hashlib.sha256(data).hexdigest())
         assert len(json.dumps(row)) < 4096  # the notebook itself is not kept
+    time.sleep(COOLDOWN)
     status, honest = trial.ask("s20", variant(0))
     assert status == 200 and honest["score"] == honest["max_score"]
 

@@ -12,8 +12,10 @@ The queue is fair under hostile load:
 - a student has at most one check in the desk at a time, from the moment its request arrives (before its
   body is read) to its answer; another is refused at once, and recorded;
 - checks are graded in the order they came, except that students whose last check ran longer than
-  :data:`SLOW_AFTER` hold at most half the workers together, so that a few slow-but-right notebooks never
-  hold them all; there are twice as many workers as cores by default, since a slow check mostly waits;
+  :data:`SLOW_AFTER` hold at most a quarter of the workers together, so that a few slow-but-right notebooks
+  never hold them all; there are twice as many workers as cores by default, since a slow check mostly waits;
+- after a request refused as malformed or too large, the student's next requests are refused unread for
+  :data:`COOLDOWN` seconds;
 - reading a notebook (JSON, nbformat, recognising its assignment) happens in a thread, never on the event
   loop, after the size limit (:data:`MAX_NOTEBOOK_BYTES`, which the web side applies before reading a body);
 - a worker that dies (killed for memory, say) fails only the check it was grading, with a reason, and is
@@ -30,13 +32,14 @@ import collections
 import hashlib
 import json
 import logging
+import math
 import multiprocessing
 import os
 import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import nbformat
@@ -52,10 +55,14 @@ from reading_maths.sandbox.child_starter import starter
 
 MAX_NOTEBOOK_BYTES = 16 << 20
 """The largest notebook a check accepts (the course's are tens of kilobytes); larger is refused unread."""
-SLOW_AFTER = 10.0
+SLOW_AFTER = 5.0
 """Seconds of grading after which a student counts as slow until one of their checks is quicker: together,
-slow students' checks hold at most half the workers.  A check of the course's reference answers takes
-well under a second."""
+slow students' checks hold at most a quarter of the workers (one at least).  A check of the course's
+reference answers takes well under a second."""
+COOLDOWN = 5.0
+"""Seconds after a request refused as malformed or too large (400, 413) during which the same student's
+requests are refused before their body is read: an upload that costs the service something to refuse
+cannot be repeated in a loop."""
 OVERRUN = 60.0
 """Seconds past its budget after which a check's worker is killed and replaced (the sandbox's own limits
 end a check long before: this is for a worker that is stuck itself)."""
@@ -223,6 +230,7 @@ class Desk:
         self.settings = Settings(settings.sandbox, settings.cell_timeout, settings.call_timeout, ahead=True)
         self.size = workers or 2 * (os.cpu_count() or 1)
         self.in_flight: set[str] = set()
+        self.cooling: dict[str, float] = {}
         self.slow: set[str] = set()
         self.waiting: collections.deque[Job] = collections.deque()
         self.idle: list[Worker] = []
@@ -303,7 +311,7 @@ class Desk:
         fewer than half the workers."""
         slow_running = sum(1 for w in self.workers if w.job is not None and w.job.slow)
         for job in self.waiting:
-            if not job.slow or slow_running < max(1, self.size // 2):
+            if not job.slow or slow_running < max(1, self.size // 4):
                 self.waiting.remove(job)
                 return job
         return None
@@ -366,7 +374,11 @@ class Desk:
 
     def refuse(self, refusal: Refused, user: str, notebook: str, *, assignment: str | None = None,
                data: bytes | None = None, size: int | None = None, questions: list[str] | None = None) -> Refused:
-        """``refusal``, recorded (its ``check_id`` set): every request is a row, refused ones too."""
+        """``refusal``, recorded (its ``check_id`` set): every request is a row, refused ones too.  A malformed
+        or oversized request starts the student's :data:`COOLDOWN`."""
+        if refusal.status in (400, 413):
+            clock = time.monotonic()
+            self.cooling = {u: t for u, t in self.cooling.items() if t > clock} | {user: clock + COOLDOWN}
         refusal.check_id = self.store.add(
             user=user, assignment=assignment, notebook=notebook, asked_at=stamp(now()),
             sha256=hashlib.sha256(data).hexdigest() if data is not None else "",
@@ -379,6 +391,15 @@ class Desk:
         return self.refuse(Refused(f"the notebook is larger than {MAX_NOTEBOOK_BYTES >> 20} MiB, the most a check "
                                    "takes (clear its outputs, save it and check again)", status=413),
                            user, notebook, size=size, questions=questions)
+
+    def admit(self, user: str, notebook: str, questions: list[str] | None = None, data: bytes | None = None) -> None:
+        """Nothing, or :class:`Refused` (recorded) while ``user`` cools down after a malformed or oversized
+        request.  The web side asks before reading the body (``data`` None: recorded without a sha256)."""
+        left = self.cooling.get(user, 0.0) - time.monotonic()
+        if left > 0:
+            refusal = Refused(f"your last request was refused as malformed or too large; wait {math.ceil(left)} s "
+                              "before the next", next_allowed=now() + timedelta(seconds=left))
+            raise self.refuse(refusal, user, notebook, questions=questions, data=data)
 
     def claim(self, user: str, notebook: str, questions: list[str] | None = None, data: bytes | None = None) -> None:
         """``user``'s turn: theirs until :meth:`release`; :class:`Refused` (recorded) while they hold one already.
@@ -444,6 +465,7 @@ class Desk:
         may have taken the student's turn already (``claimed``: the web side, before reading the body); the
         turn ends here either way."""
         if not claimed:
+            self.admit(user, notebook, questions, data)
             self.claim(user, notebook, questions, data)
         try:
             return await self._ask(user, notebook, data, questions)
