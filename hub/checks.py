@@ -13,7 +13,9 @@ admin or a name in ``$READING_MATHS_CHECKS_INSTRUCTORS``) sees every request.  R
 
 A check's body is streamed, not buffered by tornado: the caller is known, the size its ``Content-Length``
 announces is checked, and the student's turn is taken (one check in flight each) before a byte of it is
-read; a body that grows past the limit is refused as it arrives.  Every refusal is recorded.
+read; a body that grows past the limit is refused as it arrives.  Every refusal is recorded.  A request
+during a student's cool-down (after a malformed or oversized one) is recorded at once and answered when
+the cool-down ends, its body unread.
 """
 
 from __future__ import annotations
@@ -82,7 +84,7 @@ OTHER_BODIES = 64 << 10
 class Checks(Base):
     """POST a check (the body streamed to the handler, which bounds it), GET the caller's checks."""
 
-    def prepare(self):
+    async def prepare(self):
         self.chunks, self.received, self.turn, self.posting = [], 0, False, False
         if self.request.method != "POST":
             return
@@ -93,6 +95,11 @@ class Checks(Base):
         self.questions = [q[:MAX_TEXT] for q in self.get_argument("questions", "").split(",") if q][:MAX_QUESTIONS]
         try:
             self.desk.admit(self.name, self.notebook, self.questions)
+        except Refused as refused:  # answered when the pause ends: a loop of requests is slowed to its pace
+            await asyncio.sleep(self.desk.cooling_for(self.name))
+            self.refused(refused)
+            return
+        try:
             announced = int(self.request.headers.get("Content-Length", 0))
             if announced > MAX_NOTEBOOK_BYTES:
                 raise self.desk.too_large(self.name, self.notebook, announced, self.questions)

@@ -395,11 +395,15 @@ class Desk:
     def admit(self, user: str, notebook: str, questions: list[str] | None = None, data: bytes | None = None) -> None:
         """Nothing, or :class:`Refused` (recorded) while ``user`` cools down after a malformed or oversized
         request.  The web side asks before reading the body (``data`` None: recorded without a sha256)."""
-        left = self.cooling.get(user, 0.0) - time.monotonic()
+        left = self.cooling_for(user)
         if left > 0:
             refusal = Refused(f"your last request was refused as malformed or too large; wait {math.ceil(left)} s "
                               "before the next", next_allowed=now() + timedelta(seconds=left))
             raise self.refuse(refusal, user, notebook, questions=questions, data=data)
+
+    def cooling_for(self, user: str) -> float:
+        """Seconds left of ``user``'s cool-down (0: none)."""
+        return max(0.0, self.cooling.get(user, 0.0) - time.monotonic())
 
     def claim(self, user: str, notebook: str, questions: list[str] | None = None, data: bytes | None = None) -> None:
         """``user``'s turn: theirs until :meth:`release`; :class:`Refused` (recorded) while they hold one already.

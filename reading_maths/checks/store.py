@@ -86,6 +86,7 @@ class Store:
             self.path.chmod(0o600)
         self.db.row_factory = sqlite3.Row
         self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=NORMAL")  # WAL: no fsync per row (a crash keeps the file whole)
         self.db.executescript(SCHEMA)
         if "size" not in {r["name"] for r in self.db.execute("PRAGMA table_info(checks)")}:
             self.db.execute("ALTER TABLE checks ADD COLUMN size INTEGER")  # a record kept before sizes were
