@@ -153,8 +153,12 @@ def _warm(sandbox, root: Path) -> None:
         ready.retire(*ready.take())
 
 
-def _serve(conn, sandbox, root: Path) -> None:
-    """A worker process: warm, say so, then grade each notebook sent until the desk's end of the pipe closes."""
+def _serve(conn, inherited: list, desk: int, sandbox, root: Path) -> None:
+    """A worker process: warm, say so, then grade each notebook sent until the desk's end of the pipe closes or
+    the desk (process ``desk``) is gone.  ``inherited``: the desk's ends of every worker's pipe, this one's
+    included, which the fork copied here: closed, so that each worker sees its own pipe close."""
+    for end in inherited:
+        end.close()
     try:
         _warm(sandbox, root)
     except Exception as exc:  # noqa: BLE001 - said to the desk, which starts another
@@ -163,6 +167,9 @@ def _serve(conn, sandbox, root: Path) -> None:
     conn.send(("ready", os.getpid()))
     while True:
         try:
+            while not conn.poll(2.0):
+                if os.getppid() != desk:  # the desk was killed: nobody to answer
+                    return
             job = conn.recv()
         except (EOFError, OSError):
             return
@@ -187,8 +194,11 @@ class Worker:
     job: Job | None = None
     since: float = 0.0
 
-    def stop(self) -> None:
+    def stop(self, wait: float = 0.0) -> None:
+        """Ended: its pipe closed, which ends an idle worker (its children stopped on the way out) within
+        ``wait`` seconds; killed if it is still there then."""
         self.conn.close()
+        self.process.join(wait)
         if self.process.is_alive():
             self.process.kill()
         self.process.join(10)
@@ -251,7 +261,9 @@ class Desk:
 
     def _start(self) -> Worker:
         ours, theirs = self._ctx.Pipe()
-        process = self._ctx.Process(target=_serve, args=(theirs, self.settings.sandbox, self.root),
+        inherited = [ours, *(w.conn for w in self.workers)]
+        process = self._ctx.Process(target=_serve, args=(theirs, inherited, os.getpid(), self.settings.sandbox,
+                                                         self.root),
                                     name="reading-maths-check-worker", daemon=True)
         process.start()
         theirs.close()
@@ -299,7 +311,9 @@ class Desk:
 
     def close(self) -> None:
         for worker in self.workers:
-            worker.stop()
+            worker.conn.close()
+        for worker in self.workers:
+            worker.stop(wait=10)
         self._waits.shutdown(wait=False, cancel_futures=True)
         self._readers.shutdown(wait=False, cancel_futures=True)
         self.store.close()
