@@ -322,7 +322,7 @@ class Desk:
 
     def _next(self) -> Job | None:
         """The oldest waiting check that may start now: a slow student's only while slow students' checks hold
-        fewer than half the workers."""
+        fewer than a quarter of the workers (one at least)."""
         slow_running = sum(1 for w in self.workers if w.job is not None and w.job.slow)
         for job in self.waiting:
             if not job.slow or slow_running < max(1, self.size // 4):
