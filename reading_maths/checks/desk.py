@@ -496,6 +496,9 @@ class Desk:
             asked = await loop.run_in_executor(self._readers, self.read, user, notebook, data, questions)
         except Refused as refusal:
             raise self.refuse(refusal, user, notebook, data=data, questions=questions) from None
+        except Exception as exc:  # noqa: BLE001 - a notebook the reader did not expect: refused, and recorded
+            refusal = Refused(f"{notebook} could not be read ({type(exc).__name__})", status=400)
+            raise self.refuse(refusal, user, notebook, data=data, questions=questions) from None
         check_id = self.judge(asked)
         rules = course_rules.load(self.root).of(asked.assignment)
         budget = rules.budget.total_seconds()
