@@ -404,3 +404,29 @@ def test_a_notebook_of_twenty_thousand_failing_cells_is_recorded_in_a_few_kiloby
     rows = [r for r in record(course) if r["sha256"] == hashlib.sha256(data).hexdigest()]
     assert len(rows) == 1 and rows[0]["size"] == len(data) > 1 << 20
     assert len(json.dumps(rows[0])) < 24 << 10, len(json.dumps(rows[0]))
+
+
+def test_slow_students_share_a_quarter_of_the_workers_and_the_class_keeps_the_rest(trial, course):
+    limits(course, "[defaults]\nattempts = 100\n")
+    slow_ones = ("s05", "s06")
+    with ThreadPoolExecutor(2) as pool:
+        firsts = list(pool.map(lambda who: trial.ask(who, slow(0, 6)), slow_ones))  # each graded 6 s and more
+        assert all(status == 200 and shown["score"] == shown["max_score"] for status, shown in firsts)
+        seconds = [pool.submit(trial.ask, who, slow(0, 6)) for who in slow_ones]  # now known to be slow
+        deadline = time.monotonic() + 120
+        while True:  # until both have arrived: one graded, or both (which would be wrong)
+            status, workers = trial.call("teacher", "GET", "api/workers")
+            busy = [w["user"] for w in workers["workers"] if w["user"]]
+            if (busy and workers["waiting"]) or len(busy) > 1 or time.monotonic() > deadline:
+                break
+            time.sleep(0.2)
+        assert len(busy) == 1 and busy[0] in slow_ones and workers["waiting"] == 1, workers  # one waits its turn
+        status, honest = trial.ask("s07", variant(0))  # while the class's workers stay free
+        assert status == 200 and honest["score"] == honest["max_score"]
+        peak = 0
+        while not all(f.done() for f in seconds):
+            status, workers = trial.call("teacher", "GET", "api/workers")
+            peak = max(peak, sum(w["user"] in slow_ones for w in workers["workers"]))
+            time.sleep(0.2)
+        assert peak == 1 and all(f.result()[0] == 200 and f.result()[1]["score"] == f.result()[1]["max_score"]
+                                 for f in seconds)
