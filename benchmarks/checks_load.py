@@ -1,12 +1,22 @@
-"""The checks service under a class's load: the latency of one check and the throughput with 30 students at once.
+"""The checks service under a class's load, honest and hostile: the latency of one check, 30 students at once, and
+the same 30 students while a few hostile ones try to starve them.
 
     .venv/bin/python benchmarks/checks_load.py [--students 30] [--rounds 3] [--single 20] [--out FILE.md]
 
 A real JupyterHub runs the real service on a copy of the course (hub/checks_trial.py: each student holds their
-own API token), over HTTP on 127.0.0.1. First one student checks ``--single`` times in a row (the latency of
-one check, the service otherwise idle); then ``--students`` students each send their own ``code`` notebook at
-the same moment, ``--rounds`` times (every request's latency, and checks per second from the first request sent
-to the last answer). Every answer is checked to be its sender's: a wrong one stops the benchmark.
+own API token), over HTTP on 127.0.0.1, with the real sandbox.
+
+1. One student checks ``--single`` times in a row (one check's latency, the service otherwise idle).
+2. Honest only: ``--students`` students each send their own ``code`` notebook at the same moment, ``--rounds``
+   times (every request's latency; checks per second from the first request sent to the last answer).
+3. The same, while hostile students send, again and again for as long as the honest rounds last: two
+   slow-but-right notebooks (one sleeps 25 s in a cell, one spins the CPU for 25 s: each just under the 30 s
+   cell limit), an upload announcing 64 MiB, a 20 MiB body sent in full, a 15 MiB notebook of another
+   course (read, then refused), and a memory bomb (tests/hostile).  Meanwhile an honest student reloads their
+   list of checks (``GET api/checks``) every 0.2 s: the latency of a page.
+
+Every honest answer must be its sender's and carry the score ``reading-maths grade`` gives that notebook (graded
+in a batch first): a wrong one stops the benchmark.
 """
 
 from __future__ import annotations
@@ -18,7 +28,10 @@ import shutil
 import statistics
 import sys
 import tempfile
+import threading
 import time
+import urllib.parse
+from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -26,20 +39,113 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO), str(REPO / "tests")]
 
 import browser as b  # noqa: E402
+import nbformat  # noqa: E402
+from hostile.attacks import ATTACKS  # noqa: E402
 
-from hub.checks_trial import checks_hub, variant  # noqa: E402
+from hub.checks_trial import checks_hub, foreign, slow, variant  # noqa: E402
+from reading_maths.grading.batch import grade_many  # noqa: E402
+from reading_maths.grading.engine import Settings  # noqa: E402
+from reading_maths.notebook import grade_id  # noqa: E402
+from reading_maths.sandbox.process import Limits, choose  # noqa: E402
+from test_hostile import submission  # noqa: E402
+
+HOSTILE = ("slow", "spin", "huge", "big", "foreign", "bomb")
 
 
-def timed(trial, who: str, notebook: bytes) -> float:
+def spinning(seconds: float) -> bytes:
+    """The reference answers, with a cell that keeps a core busy for ``seconds`` before the first answer."""
+    nb = nbformat.reads(variant(0).decode("utf-8"), as_version=4)
+    first = next(i for i, c in enumerate(nb.cells) if (grade_id(c) or "").endswith("-answer"))
+    nb.cells.insert(first, nbformat.v4.new_code_cell(
+        f"import time\nend = time.monotonic() + {seconds}\nwhile time.monotonic() < end:\n    pass"))
+    return nbformat.writes(nb).encode("utf-8")
+
+
+def expected_scores(course: Path, notebooks: dict[str, bytes], folder: Path) -> dict[str, float]:
+    """What ``reading-maths grade`` gives each notebook: the score each check must answer."""
+    folder.mkdir(parents=True)
+    paths = []
+    for name, data in notebooks.items():
+        (folder / f"{name}.ipynb").write_bytes(data)
+        paths.append(folder / f"{name}.ipynb")
+    settings = Settings(choose(allow_unsafe=False, limits=Limits()), cell_timeout=30.0, call_timeout=30.0)
+    results = grade_many(paths, settings, jobs=2, root=course, assignment="code", progress=False)
+    return {p.stem: r.score for p, r in zip(paths, results, strict=True)}
+
+
+def timed(trial, who: str, notebook: bytes, score: float) -> float:
     started = time.perf_counter()
     status, shown = trial.ask(who, notebook)
-    if status != 200 or shown.get("user") != who:
-        raise SystemExit(f"{who} got {status} {str(shown)[:300]}")
+    if status != 200 or shown.get("user") != who or shown.get("score") != score:
+        raise SystemExit(f"{who} got {status} {str(shown)[:300]} (expected the score {score:g})")
     return time.perf_counter() - started
 
 
 def p95(values: list[float]) -> float:
     return statistics.quantiles(values, n=20, method="inclusive")[-1]
+
+
+def announce_only(trial, who: str) -> int:
+    """A POST announcing 64 MiB, of which nothing is sent."""
+    import http.client
+
+    url = urllib.parse.urlsplit(trial.service)
+    conn = http.client.HTTPConnection(url.hostname, url.port, timeout=120)
+    conn.putrequest("POST", f"{url.path}api/checks?path=huge.ipynb")
+    conn.putheader("Authorization", f"token {trial.tokens[who]}")
+    conn.putheader("Content-Length", str(64 << 20))
+    conn.endheaders()
+    status = conn.getresponse().status
+    conn.close()
+    return status
+
+
+def hostile(trial, who: str, kind: str, data: bytes, stop: threading.Event, outcomes: Counter) -> None:
+    """``who`` sends ``kind`` again and again until ``stop``; each answer's status counted in ``outcomes``."""
+    while not stop.is_set():
+        try:
+            status = announce_only(trial, who) if kind == "huge" else trial.ask(who, data)[0]
+        except OSError:  # the service hangs up on a body past the limit, maybe before the client reads its 413
+            status = "closed"
+        outcomes[f"{kind} {status}"] += 1
+
+
+def burst(trial, pool, students, notebooks, scores, rounds: int) -> tuple[list[float], list[float]]:
+    loaded, rates = [], []
+    for _ in range(rounds):
+        started = time.perf_counter()
+        loaded += list(pool.map(lambda who: timed(trial, who, notebooks[who], scores[who]), students))
+        rates.append(len(students) / (time.perf_counter() - started))
+    return loaded, rates
+
+
+def pages(trial, who: str, stop: threading.Event, out: list[float]) -> None:
+    while not stop.is_set():
+        started = time.perf_counter()
+        status, _ = trial.call(who, "GET", "api/checks")
+        if status != 200:
+            raise SystemExit(f"{who}'s page answered {status}")
+        out.append(time.perf_counter() - started)
+        time.sleep(0.2)
+
+
+def phase(trial, pool, students, notebooks, scores, rounds, reader, attackers=None):
+    """Honest bursts (with ``attackers`` sending meanwhile, if any); latencies, rates, page latencies, outcomes."""
+    stop, page_times, outcomes = threading.Event(), [], Counter()
+    threads = [threading.Thread(target=pages, args=(trial, reader, stop, page_times))]
+    threads += [threading.Thread(target=hostile, args=(trial, who, kind, data, stop, outcomes))
+                for who, (kind, data) in (attackers or {}).items()]
+    for thread in threads:
+        thread.start()
+    if attackers:
+        time.sleep(3)  # the hostile students first: they hold what they can before the class asks
+    try:
+        loaded, rates = burst(trial, pool, students, notebooks, scores, rounds)
+    finally:
+        stop.set()
+        for thread in threads:
+            thread.join()
+    return loaded, rates, page_times, outcomes
 
 
 def main() -> int:
@@ -55,34 +161,47 @@ def main() -> int:
     (course / "checks.toml").write_text("[defaults]\nattempts = 100000\n")
     students = [f"s{i:02d}" for i in range(args.students)]
     notebooks = {name: variant(i % 32) for i, name in enumerate(students)}
+    scores = expected_scores(course, notebooks, scratch / "batch")
+    bomb = submission(scratch, "bomb", ATTACKS["memory_bomb_list"], 9).read_bytes()
+    attackers = {"h-slow": ("slow", slow(0, 25)), "h-spin": ("spin", spinning(25)), "h-huge": ("huge", b""),
+                 "h-big": ("big", b"x" * (20 << 20)), "h-foreign": ("foreign", foreign(15)), "h-bomb": ("bomb", bomb)}
+    reader = "reader"
     try:
-        with checks_hub(course, students, "teacher", scratch) as trial:
-            timed(trial, students[0], notebooks[students[0]])  # the first request of a worker: not counted
-            single = [timed(trial, students[0], notebooks[students[0]]) for _ in range(args.single)]
-            loaded, rates = [], []
+        with checks_hub(course, [*students, *attackers, reader], "teacher", scratch) as trial:
+            workers = len(trial.call("teacher", "GET", "api/workers")[1]["workers"])
+            first = students[0]
+            timed(trial, first, notebooks[first], scores[first])  # the first request of a worker: not counted
+            single = [timed(trial, first, notebooks[first], scores[first]) for _ in range(args.single)]
             with ThreadPoolExecutor(len(students)) as pool:
-                for _ in range(args.rounds):
-                    started = time.perf_counter()
-                    loaded += list(pool.map(lambda who: timed(trial, who, notebooks[who]), students))
-                    rates.append(len(students) / (time.perf_counter() - started))
+                honest = phase(trial, pool, students, notebooks, scores, args.rounds, reader)
+                attacked = phase(trial, pool, students, notebooks, scores, args.rounds, reader, attackers)
+            replaced = trial.call("teacher", "GET", "api/workers")[1]["replaced"]
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+
+    def row(what: str, times: list[float], rates: list[float] | None = None) -> str:
+        rate = f"{statistics.median(rates):.2f}" if rates else ""
+        return f"| {what} | {statistics.median(times):.2f} s | {p95(times):.2f} s | {max(times):.2f} s | {rate} |"
+
+    n = len(honest[0])
     lines = [
         "# Checks under load (benchmarks/checks_load.py)",
         "",
         f"Machine: {os.cpu_count()} cores (load average {os.getloadavg()[0]:.1f} at the end: other work shares it), "
-        f"{platform.python_implementation()} {platform.python_version()}; "
-        f"the service's workers: one per core; notebooks: `code` (5 questions, 67 points), each student's own.",
+        f"{platform.python_implementation()} {platform.python_version()}; the service's workers: {workers}; "
+        "notebooks: `code` (5 questions, 67 points), each student's own; a check's budget: 30 s.",
         "",
-        "| what | median | p95 | checks per second |",
-        "|---|---|---|---|",
-        f"| one check, service idle ({len(single)} in a row) | {statistics.median(single):.2f} s | {p95(single):.2f} s "
-        f"| {1 / statistics.mean(single):.2f} |",
-        f"| {args.students} students at once ({args.rounds} rounds, {len(loaded)} checks) | "
-        f"{statistics.median(loaded):.2f} s | {p95(loaded):.2f} s | {statistics.median(rates):.2f} |",
+        "| what | median | p95 | max | checks per second |",
+        "|---|---|---|---|---|",
+        row(f"one check, service idle ({len(single)} in a row)", single, [1 / statistics.mean(single)]),
+        row(f"{args.students} honest students at once ({args.rounds} rounds, {n} checks)", honest[0], honest[1]),
+        row(f"the same {args.students}, with {len(attackers)} hostile students ({n} checks)", attacked[0], attacked[1]),
+        row(f"a student's page (GET api/checks), honest only ({len(honest[2])} loads)", honest[2]),
+        row(f"a student's page, with the hostile students ({len(attacked[2])} loads)", attacked[2]),
         "",
-        f"The last answer of a burst of {args.students} came {args.students / statistics.median(rates):.1f} s after "
-        "the burst was sent (median of the rounds); every answer was its sender's.",
+        "Every honest answer was its sender's, with the score `reading-maths grade` gives that notebook. "
+        "What the hostile students got meanwhile (kind, HTTP status: count): "
+        + ", ".join(f"{k}: {v}" for k, v in sorted(attacked[3].items())) + f"; workers replaced: {replaced}.",
         "",
     ]
     args.out.write_text("\n".join(lines))

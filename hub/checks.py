@@ -2,6 +2,7 @@
 
     POST /services/checks/api/checks?path=code/code.ipynb[&questions=softmax,adam]   body: the saved notebook
     GET  /services/checks/api/checks         the caller's checks (the instructor's: everyone's), as JSON
+    GET  /services/checks/api/workers        the instructor only: each grading worker's pid and whose check it grades
     GET  /services/checks/                   the same as a page; /services/checks/checks/<id> one check
 
 Everyone is who the hub says they are (JupyterHub's OAuth: the hub's cookie in a browser, the server's
@@ -9,6 +10,12 @@ $JUPYTERHUB_API_TOKEN from a kernel); the grading, the limits and the record are
 :class:`reading_maths.checks.desk.Desk`'s.  A student sees only their own checks; the instructor (a hub
 admin or a name in ``$READING_MATHS_CHECKS_INSTRUCTORS``) sees every request.  Run as
 ``python -m hub.checks`` with the environment JupyterHub gives a service plus ``$READING_MATHS_COURSE``.
+
+A check's body is streamed, not buffered by tornado: the caller is known, the size its ``Content-Length``
+announces is checked, and the student's turn is taken (one check in flight each) before a byte of it is
+read; a body that grows past the limit is refused as it arrives.  Every refusal is recorded.  A request
+during a student's cool-down (after a malformed or oversized one) is recorded at once and answered when
+the cool-down ends, its body unread.
 """
 
 from __future__ import annotations
@@ -24,6 +31,7 @@ from jupyterhub.utils import url_path_join
 from tornado import template, web
 
 from reading_maths.checks.desk import MAX_NOTEBOOK_BYTES, Desk, Refused
+from reading_maths.checks.store import MAX_QUESTIONS, MAX_TEXT
 from reading_maths.grading.engine import Settings
 from reading_maths.reports.escape import HEADER_POLICY
 from reading_maths.sandbox.process import Limits, choose
@@ -66,7 +74,7 @@ class Base(HubOAuthenticated, web.RequestHandler):
         were shown."""
         keep = ("id", "user", "assignment", "notebook", "asked_at", "outcome", "refusal", "next_allowed", "shown")
         if self.instructor:
-            keep += ("sha256", "score", "max_score", "questions")
+            keep += ("sha256", "size", "score", "max_score", "questions")
         return {k: row[k] for k in keep}
 
     def page(self, name: str, **values) -> None:
@@ -74,22 +82,90 @@ class Base(HubOAuthenticated, web.RequestHandler):
                                              instructor=self.instructor, **values))
 
 
+ANY_BODY = 1 << 40
+"""What tornado itself would read of a check's body: the handler refuses past MAX_NOTEBOOK_BYTES first."""
+OTHER_BODIES = 64 << 10
+"""The most of a body tornado reads for any other request (none of them has one)."""
+
+
+@web.stream_request_body
 class Checks(Base):
+    """POST a check (the body streamed to the handler, which bounds it), GET the caller's checks."""
+
+    async def prepare(self):
+        self.chunks, self.received, self.turn, self.posting = [], 0, False, False
+        if self.request.method != "POST":
+            return
+        if self.current_user is None:
+            raise web.HTTPError(403)
+        self.request.connection.set_max_body_size(ANY_BODY)  # refused here, not by tornado (which says nothing)
+        self.notebook = self.get_argument("path", "notebook.ipynb")[:MAX_TEXT]
+        self.questions = [q[:MAX_TEXT] for q in self.get_argument("questions", "").split(",") if q][:MAX_QUESTIONS]
+        try:
+            self.desk.admit(self.name, self.notebook, self.questions)
+        except Refused as refused:  # answered when the pause ends: a loop of requests is slowed to its pace
+            await asyncio.sleep(self.desk.cooling_for(self.name))
+            self.refused(refused)
+            return
+        try:
+            announced = int(self.request.headers.get("Content-Length", 0))
+            if announced > MAX_NOTEBOOK_BYTES:
+                raise self.desk.too_large(self.name, self.notebook, announced, self.questions)
+            self.desk.claim(self.name, self.notebook, self.questions)
+        except Refused as refused:
+            self.refused(refused)
+            return
+        self.turn = True
+
+    def data_received(self, chunk: bytes):
+        if self._finished or self.request.method != "POST":
+            return
+        self.received += len(chunk)
+        if self.received > MAX_NOTEBOOK_BYTES:  # no Content-Length (chunked): refused as it grows
+            self.chunks = []
+            self.refused(self.desk.too_large(self.name, self.notebook, self.received, self.questions))
+            return
+        self.chunks.append(chunk)
+
+    def refused(self, refused: Refused) -> None:
+        self.set_status(refused.status)
+        self.finish(refused.to_json())
+
+    def on_finish(self):
+        self.let_go()
+
+    def on_connection_close(self):
+        self.let_go()
+
+    def let_go(self) -> None:
+        """The student's turn given back, unless their check is with the desk (which gives it back when done)."""
+        if getattr(self, "turn", False) and not self.posting:
+            self.turn = False
+            self.desk.release(self.name)
+
     @web.authenticated
     async def post(self):
-        path = self.get_argument("path", "notebook.ipynb")
-        questions = [q for q in self.get_argument("questions", "").split(",") if q] or None
+        data, self.chunks = b"".join(self.chunks), []
+        self.posting = True
         try:
-            view = await self.desk.ask(self.name, path, self.request.body, questions)
+            view = await self.desk.ask(self.name, self.notebook, data, self.questions or None, claimed=True)
         except Refused as refused:
-            self.set_status(refused.status)
-            self.finish(refused.to_json())
+            self.refused(refused)
             return
         self.finish(view)
 
     @web.authenticated
     def get(self):
         self.finish({"checks": self.visible(), "instructor": self.instructor})
+
+
+class Workers(Base):
+    @web.authenticated
+    def get(self):
+        if not self.instructor:
+            raise web.HTTPError(404)
+        self.finish({"workers": self.desk.busy(), "replaced": self.desk.replaced,
+                     "waiting": len(self.desk.waiting), "in_flight": len(self.desk.in_flight)})
 
 
 class Listing(Base):
@@ -108,7 +184,7 @@ class One(Base):
 
 
 def make_app(desk: Desk, prefix: str, instructors: set[str]) -> web.Application:
-    routes = [("", Listing), ("api/checks", Checks), (r"checks/(\d+)", One),
+    routes = [("", Listing), ("api/checks", Checks), ("api/workers", Workers), (r"checks/(\d+)", One),
               ("oauth_callback", HubOAuthCallbackHandler)]
     return web.Application([(url_path_join(prefix, path), handler) for path, handler in routes],
                            desk=desk, prefix=prefix, instructors=instructors, xsrf_cookies=True,
@@ -123,8 +199,8 @@ async def serve() -> None:
     instructors = {n for n in os.environ.get("READING_MATHS_CHECKS_INSTRUCTORS", "").split(",") if n}
     prefix = os.environ["JUPYTERHUB_SERVICE_PREFIX"]
     url = urlparse(os.environ["JUPYTERHUB_SERVICE_URL"])
-    make_app(desk, prefix, instructors).listen(url.port, url.hostname, max_body_size=MAX_NOTEBOOK_BYTES + 4096)
-    print(json.dumps({"serving": prefix, "course": str(root), "db": str(db), "workers": desk.workers}), flush=True)
+    make_app(desk, prefix, instructors).listen(url.port, url.hostname, max_body_size=OTHER_BODIES)
+    print(json.dumps({"serving": prefix, "course": str(root), "db": str(db), "workers": desk.size}), flush=True)
     try:
         await asyncio.Event().wait()
     finally:

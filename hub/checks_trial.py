@@ -49,6 +49,29 @@ def variant(number: int, repo: Path = REPO) -> bytes:
     return nbformat.writes(nb).encode("utf-8")
 
 
+def slow(number: int = 0, seconds: float = 20.0, repo: Path = REPO) -> bytes:
+    """:func:`variant` ``number`` with a cell that sleeps ``seconds`` before its first answer: right, but slow."""
+    nb = nbformat.reads(variant(number, repo).decode("utf-8"), as_version=4)
+    first = next(i for i, c in enumerate(nb.cells) if (grade_id(c) or "").endswith("-answer"))
+    nb.cells.insert(first, nbformat.v4.new_code_cell(f"import time\ntime.sleep({seconds})"))
+    return nbformat.writes(nb).encode("utf-8")
+
+
+def failing_cells(count: int, number: int = 0, repo: Path = REPO) -> bytes:
+    """:func:`variant` ``number`` with ``count`` cells that each raise an error before its first answer."""
+    nb = nbformat.reads(variant(number, repo).decode("utf-8"), as_version=4)
+    first = next(i for i, c in enumerate(nb.cells) if (grade_id(c) or "").endswith("-answer"))
+    nb.cells[first:first] = [nbformat.v4.new_code_cell(f"raise ValueError('failing cell {i}')") for i in range(count)]
+    return nbformat.writes(nb).encode("utf-8")
+
+
+def foreign(mib: float) -> bytes:
+    """A well-formed notebook of no assignment of this course, of about ``mib`` MiB (a cell of text)."""
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_markdown_cell("x" * int(mib * (1 << 20)))]
+    return nbformat.writes(nb).encode("utf-8")
+
+
 @dataclass
 class Trial:
     url: str
@@ -72,6 +95,18 @@ class Trial:
     def ask(self, who: str, notebook: bytes, path: str = "code/code.ipynb", questions: list[str] | None = None):
         query = {"path": path} | ({"questions": ",".join(questions)} if questions else {})
         return self.call(who, "POST", f"api/checks?{urllib.parse.urlencode(query)}", notebook)
+
+    def grading(self, who: str, instructor: str, timeout: float = 120) -> int:
+        """The pid of the worker grading ``who``'s check, once one is (asked of api/workers as ``instructor``)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            status, answer = self.call(instructor, "GET", "api/workers", timeout=30)
+            assert status == 200, answer
+            pids = [w["pid"] for w in answer["workers"] if w["user"] == who]
+            if pids:
+                return pids[0]
+            time.sleep(0.2)
+        raise RuntimeError(f"no worker took {who}'s check within {timeout}s")
 
 
 def _hub_api(url: str, token: str, method: str, path: str, body: dict | None = None) -> dict:

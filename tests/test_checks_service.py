@@ -10,9 +10,16 @@ each get their own result; a hostile notebook is contained as it is in a batch.
 from __future__ import annotations
 
 import hashlib
+import http.client
 import json
+import os
+import signal
+import socket
+import sqlite3
 import subprocess
 import sys
+import time
+import urllib.parse
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -21,12 +28,13 @@ import browser as b
 import pytest
 from hostile.attacks import ATTACKS
 
-from hub.checks_trial import QUESTIONS, checks_hub, variant
-from reading_maths.checks import rules
-from reading_maths.checks.desk import Desk, Refused
-from reading_maths.checks.store import stamp
+from hub.checks_trial import QUESTIONS, checks_hub, failing_cells, foreign, slow, variant
+from reading_maths.checks import client, rules
+from reading_maths.checks.desk import COOLDOWN, MAX_NOTEBOOK_BYTES, Desk, Refused
+from reading_maths.checks.store import MAX_LINES, bounded, stamp
 from reading_maths.grading.batch import grade_many
 from reading_maths.grading.engine import Settings
+from reading_maths.notebook import MAX_PARTS
 from reading_maths.sandbox.process import Limits, choose
 from test_hostile import submission
 
@@ -73,12 +81,13 @@ def batch(course: Path, settings: Settings, notebooks: dict[str, bytes], folder:
 
 
 def same_verdict(shown: dict, graded: dict) -> None:
-    """Per question, the points and feedback lines a check shows are the engine's."""
+    """Per question, the points and feedback lines a check shows are the engine's (each line cut as the record
+    cuts it: a hostile notebook's messages can be as long as it likes)."""
     by_id = {q["id"]: q for q in graded["questions"]}
     assert [q["id"] for q in shown["questions"]] == [q for q in QUESTIONS if q in by_id]
     for q in shown["questions"]:
         assert (q["score"], q["status"], q["feedback"]) == (by_id[q["id"]]["score"], by_id[q["id"]]["status"],
-                                                           by_id[q["id"]]["feedback"]), q["id"]
+                                                           bounded(by_id[q["id"]]["feedback"])), q["id"]
 
 
 def run(coro):
@@ -96,8 +105,12 @@ def test_rules_have_defaults_and_per_assignment_tables():
     assert parsed.of("code") == rules.Rules(attempts=5, show="scores", window=timedelta(minutes=30), per="question",
                                             closes=datetime(2030, 1, 1, 12, tzinfo=UTC))
     assert rules.load(Path("/nonexistent")).of("code") == rules.Rules()
+    assert client.MAX_BYTES == MAX_NOTEBOOK_BYTES  # the kernel does not send what the service would refuse
+    assert rules.Rules().budget == timedelta(seconds=30)  # a check's own budget, not a batch's 300 s
+    assert rules.parse('[assignments.code]\nbudget = "45s"\n').of("code").budget == timedelta(seconds=45)
     for bad in ('[defaults]\nattempts = -1\n', '[defaults]\nwindow = "soon"\n', '[defaults]\nshow = "all"\n',
-                '[defaults]\nretries = 2\n', '[everything]\n', '[defaults]\ncloses = "friday"\n'):
+                '[defaults]\nretries = 2\n', '[everything]\n', '[defaults]\ncloses = "friday"\n',
+                '[defaults]\nbudget = "10m"\n', '[defaults]\nbudget = "soon"\n'):
         with pytest.raises(rules.BadRules):
             rules.parse(bad)
 
@@ -176,10 +189,14 @@ def test_no_check_after_the_closing_time_and_none_of_other_files(desk, course):
     with pytest.raises(Refused) as closed:
         run(desk.ask("fay", "code/code.ipynb", variant(0)))
     assert closed.value.status == 403 and "closed at 2020-01-01T00:00:00+00:00" in closed.value.reason
-    for junk in (b"not json", json.dumps({"cells": [], "nbformat": 4, "nbformat_minor": 5, "metadata": {}}).encode()):
+    for i, junk in enumerate((b"not json",
+                              json.dumps({"cells": [], "nbformat": 4, "nbformat_minor": 5, "metadata": {}}).encode())):
         with pytest.raises(Refused) as refused:
-            run(desk.ask("fay", "x.ipynb", junk))
+            run(desk.ask(f"fay{i}", "x.ipynb", junk))
         assert refused.value.status == 400
+        with pytest.raises(Refused) as again:  # the same student again, at once: refused unread for a while
+            run(desk.ask(f"fay{i}", "code/code.ipynb", variant(0)))
+        assert again.value.status == 429 and "malformed or too large" in again.value.reason
 
 
 def test_the_instructor_exports_every_request(desk, course):
@@ -193,7 +210,7 @@ def test_the_instructor_exports_every_request(desk, course):
     rows = [json.loads(line) for line in done.stdout.splitlines()]
     assert [r["id"] for r in rows] == sorted(r["id"] for r in desk.store.listing())
     assert "hal" in {r["user"] for r in rows} and {"graded", "refused"} <= {r["outcome"] for r in rows}
-    assert all(len(r["sha256"]) == 64 and r["asked_at"] for r in rows)
+    assert all(len(r["sha256"]) == 64 and r["asked_at"] and r["size"] for r in rows)
 
 
 # -- the service behind JupyterHub ----------------------------------------------------------------------
@@ -255,3 +272,161 @@ def test_a_hostile_notebook_is_contained_as_in_a_batch(trial, course, settings, 
         same_verdict(shown, expected[name])
     status, honest = trial.ask("s02", variant(0))  # and the service goes on as before
     assert status == 200 and honest["score"] == honest["max_score"]
+
+
+# -- the service under hostile load (docs/checks.md, "A fair queue") ------------------------------------
+
+def record(course: Path) -> list[dict]:
+    """The service's record, read as the instructor would with ``reading-maths checks export``."""
+    with sqlite3.connect(course / "checks.sqlite") as db:
+        db.row_factory = sqlite3.Row
+        return [dict(r) for r in db.execute("SELECT * FROM checks ORDER BY id")]
+
+
+def raw_request(trial, who: str, headers: dict[str, str], path: str = "big.ipynb") -> http.client.HTTPResponse:
+    """A POST of a check whose headers are sent and whose body is not: what the service answers to headers alone."""
+    url = urllib.parse.urlsplit(trial.service)
+    conn = http.client.HTTPConnection(url.hostname, url.port, timeout=120)
+    conn.putrequest("POST", f"{url.path}api/checks?path={path}")
+    for name, value in {"Authorization": f"token {trial.tokens[who]}", **headers}.items():
+        conn.putheader(name, value)
+    conn.endheaders()
+    return conn.getresponse()
+
+
+def test_an_upload_too_large_is_refused_before_it_is_read_and_recorded(trial, course):
+    limits(course, "[defaults]\nattempts = 100\n")
+    announced = raw_request(trial, "s20", {"Content-Length": str(64 << 20)})  # its 64 MiB never sent
+    answer = json.loads(announced.read())
+    assert announced.status == 413 and "larger than 16 MiB" in answer["refused"]
+    row = next(r for r in record(course) if r["id"] == answer["id"])
+    assert (row["user"], row["outcome"], row["size"], row["sha256"]) == ("s20", "refused", 64 << 20, "")
+    status, cooling = trial.ask("s20", variant(0))  # and the next request, right away, is refused unread
+    assert status == 429 and "refused as malformed or too large" in cooling["refused"] and cooling["next_allowed"]
+    assert next(r for r in record(course) if r["id"] == cooling["id"])["outcome"] == "refused"
+
+    url = urllib.parse.urlsplit(trial.service)  # no Content-Length: a chunked body refused as it grows past 16 MiB
+    sock = socket.create_connection((url.hostname, url.port), timeout=120)
+    sock.sendall(f"POST {url.path}api/checks?path=chunked.ipynb HTTP/1.1\r\nHost: x\r\n"
+                 f"Authorization: token {trial.tokens['s19']}\r\nTransfer-Encoding: chunked\r\n\r\n".encode())
+    chunk, sent = b"x" * (1 << 20), 0
+    try:
+        for _ in range(64):
+            sock.sendall(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+            sent += 1
+        reply = sock.recv(1 << 16)
+    except OSError:
+        reply = b""
+    sock.close()
+    assert sent < 64, "the service read all 64 MiB"
+    assert not reply or reply.startswith(b"HTTP/1.1 413"), reply[:200]
+    row = [r for r in record(course) if r["notebook"] == "chunked.ipynb"][-1]
+    assert row["outcome"] == "refused" and MAX_NOTEBOOK_BYTES < row["size"] < MAX_NOTEBOOK_BYTES + (1 << 20)
+
+    big, many = foreign(15), failing_cells(MAX_PARTS)  # within the size limit, refused once read (in a thread)
+    for who, data, why in (("s18", big, "not a notebook of this course"),
+                           ("s17", many, f"more than {MAX_PARTS} cells")):
+        status, refused = trial.ask(who, data)
+        assert status == 400 and why in refused["refused"], refused
+        row = next(r for r in record(course) if r["id"] == refused["id"])
+        assert (row["outcome"], row["size"], row["sha256"]) == ("refused", len(data), hashlib.sha256(data).hexdigest())
+        assert len(json.dumps(row)) < 4096  # the notebook itself is not kept
+    time.sleep(COOLDOWN)
+    status, honest = trial.ask("s20", variant(0))
+    assert status == 200 and honest["score"] == honest["max_score"]
+
+
+def test_a_students_second_check_in_flight_is_refused_at_once_and_recorded(trial, course):
+    limits(course, "[defaults]\nattempts = 100\n")
+    with ThreadPoolExecutor(1) as pool:
+        first = pool.submit(trial.ask, "s21", slow(0, 6))
+        trial.grading("s21", "teacher")
+        status, second = trial.ask("s21", variant(1))
+        assert status == 429 and "still running" in second["refused"]
+        early = raw_request(trial, "s21", {"Content-Length": "100000"})  # refused before its body is sent
+        assert early.status == 429 and "still running" in json.loads(early.read())["refused"]
+        status, shown = first.result()
+    assert status == 200 and shown["score"] == shown["max_score"]
+    rows = [r for r in record(course) if r["user"] == "s21" and r["id"] >= shown["id"]]
+    assert [r["outcome"] for r in rows] == ["graded", "refused", "refused"]
+    assert rows[0]["id"] == shown["id"] and all("still running" in r["refusal"] for r in rows[1:])
+    status, again = trial.ask("s21", variant(1))  # once it has answered
+    assert status == 200 and again["score"] < again["max_score"]
+
+
+def test_a_worker_killed_mid_check_fails_that_check_only_and_is_replaced(trial, course, settings, tmp_path):
+    limits(course, "[defaults]\nattempts = 100\n")
+    status, before = trial.call("teacher", "GET", "api/workers")
+    assert status == 200 and all(w["pid"] for w in before["workers"])
+    others = {"s23": slow(0, 5), "s24": slow(5, 5)}  # right and wrong, each graded while the worker is killed
+    expected = batch(course, settings, others, tmp_path)
+    with ThreadPoolExecutor(3) as pool:
+        victim = pool.submit(trial.ask, "s22", slow(0, 120))
+        pid = trial.grading("s22", "teacher")
+        answers = {who: pool.submit(trial.ask, who, data) for who, data in others.items()}
+        for who in others:
+            trial.grading(who, "teacher")
+        os.kill(pid, signal.SIGKILL)
+        status, killed = victim.result()
+        answers = {who: answer.result() for who, answer in answers.items()}
+    assert status == 503 and "stopped before it finished" in killed["refused"] and "not counted" in killed["refused"]
+    for who, (status, shown) in answers.items():
+        assert status == 200 and shown["user"] == who, shown
+        same_verdict(shown, expected[who])
+    assert expected["s23"]["score"] > expected["s24"]["score"]
+    row = next(r for r in record(course) if r["id"] == killed["id"])
+    assert row["outcome"] == "failed" and "stopped before it finished" in row["refusal"]
+    for who, n in (("s22", 3), ("s25", 6), ("s26", 0)):  # later checks work, the victim's own included
+        status, shown = trial.ask(who, variant(n))
+        assert status == 200, shown
+        same_verdict(shown, batch(course, settings, {who: variant(n)}, tmp_path / who)[who])
+    status, after = trial.call("teacher", "GET", "api/workers")
+    assert after["replaced"] >= 1 and len(after["workers"]) == len(before["workers"])
+    assert pid not in {w["pid"] for w in after["workers"]}
+
+
+def test_a_check_has_its_own_time_budget(trial, course):
+    limits(course, '[defaults]\nattempts = 100\nbudget = "3s"\n')
+    status, shown = trial.ask("s27", slow(0, 25))  # right, but its first cell sleeps past the budget
+    assert status == 200, shown
+    assert shown["score"] == 0 and {q["status"] for q in shown["questions"]} == {"timeout"}
+    assert all(any("time budget (3 s for all of its cells and calls) ran out" in line for line in q["feedback"])
+               for q in shown["questions"])
+    assert any("time budget of 3 s ran out" in line for line in shown["errors"])
+
+
+def test_a_notebook_of_twenty_thousand_failing_cells_is_recorded_in_a_few_kilobytes(trial, course):
+    limits(course, "[defaults]\nattempts = 100\n")
+    data = failing_cells(MAX_PARTS - len(json.loads(variant(0))["cells"]))
+    status, shown = trial.ask("s28", data)
+    assert status == 200, shown
+    assert len(shown["errors"]) <= MAX_LINES and "more like these" in shown["errors"][-1]
+    rows = [r for r in record(course) if r["sha256"] == hashlib.sha256(data).hexdigest()]
+    assert len(rows) == 1 and rows[0]["size"] == len(data) > 1 << 20
+    assert len(json.dumps(rows[0])) < 24 << 10, len(json.dumps(rows[0]))
+
+
+def test_slow_students_share_a_quarter_of_the_workers_and_the_class_keeps_the_rest(trial, course):
+    limits(course, "[defaults]\nattempts = 100\n")
+    slow_ones = ("s05", "s06")
+    with ThreadPoolExecutor(2) as pool:
+        firsts = list(pool.map(lambda who: trial.ask(who, slow(0, 6)), slow_ones))  # each graded 6 s and more
+        assert all(status == 200 and shown["score"] == shown["max_score"] for status, shown in firsts)
+        seconds = [pool.submit(trial.ask, who, slow(0, 6)) for who in slow_ones]  # now known to be slow
+        deadline = time.monotonic() + 120
+        while True:  # until both have arrived: one graded, or both (which would be wrong)
+            status, workers = trial.call("teacher", "GET", "api/workers")
+            busy = [w["user"] for w in workers["workers"] if w["user"]]
+            if (busy and workers["waiting"]) or len(busy) > 1 or time.monotonic() > deadline:
+                break
+            time.sleep(0.2)
+        assert len(busy) == 1 and busy[0] in slow_ones and workers["waiting"] == 1, workers  # one waits its turn
+        status, honest = trial.ask("s07", variant(0))  # while the class's workers stay free
+        assert status == 200 and honest["score"] == honest["max_score"]
+        peak = 0
+        while not all(f.done() for f in seconds):
+            status, workers = trial.call("teacher", "GET", "api/workers")
+            peak = max(peak, sum(w["user"] in slow_ones for w in workers["workers"]))
+            time.sleep(0.2)
+        assert peak == 1 and all(f.result()[0] == 200 and f.result()[1]["score"] == f.result()[1]["max_score"]
+                                 for f in seconds)

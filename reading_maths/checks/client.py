@@ -20,6 +20,7 @@ import urllib.request
 from pathlib import Path
 
 TIMEOUT = 900  # seconds: a check waits its turn behind the class's
+MAX_BYTES = 16 << 20  # the service's limit (reading_maths.checks.desk.MAX_NOTEBOOK_BYTES): larger is not sent
 
 
 def _notebook(path: str | None) -> tuple[Path, str]:
@@ -43,6 +44,9 @@ def ask(path: str | None = None, questions: list[str] | None = None) -> dict:
     token = os.environ.get("JUPYTERHUB_API_TOKEN")
     if not url or not token:
         return {"refused": "no checks service here (checks run on the course's JupyterHub)", "next_allowed": None}
+    if file.stat().st_size > MAX_BYTES:
+        return {"refused": f"{name} is larger than {MAX_BYTES >> 20} MiB, the most a check takes (clear its outputs, "
+                           "save it and check again)", "next_allowed": None}
     query = {"path": name} | ({"questions": ",".join(questions)} if questions else {})
     request = urllib.request.Request(f"{url.rstrip('/')}/api/checks?{urllib.parse.urlencode(query)}",
                                      data=file.read_bytes(), method="POST",

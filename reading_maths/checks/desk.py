@@ -3,36 +3,72 @@
 A request is judged against the assignment's :mod:`~reading_maths.checks.rules` and recorded in the
 :mod:`~reading_maths.checks.store` (its attempt is reserved before grading, so two requests at once are
 counted as two); the notebook is then graded exactly as ``reading-maths grade`` grades one
-(:func:`reading_maths.grading.batch.grade_one`, sandboxed), in a pool of worker processes that each keep
-a warm fork server and a child started ahead.  Requests are graded in the order they came, and a
-student has at most one check in the queue at a time, so that nobody's burst delays the class.  The
-student gets, per question, the points and the feedback lines that released feedback would show them, as
-the rules allow: never the cases, hidden inputs or grader code.
+(:func:`reading_maths.grading.batch.grade_one`, sandboxed), but within the check's own time budget
+(``budget`` in checks.toml, 30 s by default, not a batch's 300 s), by one of the desk's worker processes,
+each keeping a warm fork server and a child started ahead.
+
+The queue is fair under hostile load:
+
+- a student has at most one check in the desk at a time, from the moment its request arrives (before its
+  body is read) to its answer; another is refused at once, and recorded;
+- checks are graded in the order they came, except that students whose last check ran longer than
+  :data:`SLOW_AFTER` hold at most a quarter of the workers together, so that a few slow-but-right notebooks
+  never hold them all; there are twice as many workers as cores by default, since a slow check mostly waits;
+- after a request refused as malformed or too large, the student's next requests are refused unread for
+  :data:`COOLDOWN` seconds;
+- reading a notebook (JSON, nbformat, recognising its assignment) happens in a thread, never on the event
+  loop, after the size limit (:data:`MAX_NOTEBOOK_BYTES`, which the web side applies before reading a body);
+- a worker that dies (killed for memory, say) fails only the check it was grading, with a reason, and is
+  replaced by a new one; a worker that outlives its check's budget by :data:`OVERRUN` is killed the same way.
+
+The student gets, per question, the points and the feedback lines that released feedback would show them,
+as the rules allow: never the cases, hidden inputs or grader code.
 """
 
 from __future__ import annotations
 
 import asyncio
+import collections
 import hashlib
+import json
+import logging
+import math
 import multiprocessing
 import os
 import tempfile
-from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
-from datetime import datetime
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import nbformat
 
 from reading_maths.checks import rules as course_rules
-from reading_maths.checks.store import Store, now, stamp
+from reading_maths.checks.store import Store, bounded, now, stamp
 from reading_maths.course import assignments, recognise
 from reading_maths.grading.batch import WORKER_NICENESS, grade_one
 from reading_maths.grading.engine import Settings
+from reading_maths.notebook import MAX_PARTS
 from reading_maths.results import GradeResult
 from reading_maths.sandbox.child_starter import starter
 
 MAX_NOTEBOOK_BYTES = 16 << 20
+"""The largest notebook a check accepts (the course's are tens of kilobytes); larger is refused unread."""
+SLOW_AFTER = 5.0
+"""Seconds of grading after which a student counts as slow until one of their checks is quicker: together,
+slow students' checks hold at most a quarter of the workers (one at least).  A check of the course's
+reference answers takes well under a second."""
+COOLDOWN = 5.0
+"""Seconds after a request refused as malformed or too large (400, 413) during which the same student's
+requests are refused before their body is read: an upload that costs the service something to refuse
+cannot be repeated in a loop."""
+OVERRUN = 60.0
+"""Seconds past its budget after which a check's worker is killed and replaced (the sandbox's own limits
+end a check long before: this is for a worker that is stuck itself)."""
+START_TIMEOUT = 300.0
+"""Seconds a new worker may take to load and start its fork servers."""
+log = logging.getLogger(__name__)
 
 
 class Refused(Exception):
@@ -102,7 +138,7 @@ def shown(result: GradeResult, rules: course_rules.Rules, questions: list[str]) 
 
 
 def grade_upload(data: bytes, settings: Settings, root: Path, assignment: str) -> GradeResult:
-    """Grade a notebook given as bytes (in a pool worker): written to a private folder, graded, removed."""
+    """Grade a notebook given as bytes (in a worker): written to a private folder, graded, removed."""
     with tempfile.TemporaryDirectory(prefix="reading-maths-check-") as folder:
         path = Path(folder) / f"{assignment}.ipynb"
         path.write_bytes(data)
@@ -110,11 +146,74 @@ def grade_upload(data: bytes, settings: Settings, root: Path, assignment: str) -
 
 
 def _warm(sandbox, root: Path) -> None:
-    """A pool worker's start: lower priority, then each assignment's fork server started with a child ready."""
+    """A worker's start: lower priority, then each assignment's fork server started with a child ready."""
     os.nice(WORKER_NICENESS)
     for imports in dict.fromkeys(a.imports for a in assignments(root)):
         ready = starter(sandbox, imports)
         ready.retire(*ready.take())
+
+
+def _serve(conn, inherited: list, desk: int, sandbox, root: Path) -> None:
+    """A worker process: warm, say so, then grade each notebook sent until the desk's end of the pipe closes or
+    the desk (process ``desk``) is gone.  ``inherited``: the desk's ends of every worker's pipe, this one's
+    included, which the fork copied here: closed, so that each worker sees its own pipe close."""
+    for end in inherited:
+        end.close()
+    try:
+        _warm(sandbox, root)
+    except Exception as exc:  # noqa: BLE001 - said to the desk, which starts another
+        conn.send(("failed", f"{type(exc).__name__}: {exc}"))
+        return
+    conn.send(("ready", os.getpid()))
+    while True:
+        try:
+            while not conn.poll(2.0):
+                if os.getppid() != desk:  # the desk was killed: nobody to answer
+                    return
+            job = conn.recv()
+        except (EOFError, OSError):
+            return
+        try:
+            answer = ("graded", grade_upload(*job))
+        except Exception as exc:  # noqa: BLE001 - grade_one never raises; this is the worker's own trouble
+            answer = ("failed", f"{type(exc).__name__}: {exc}")
+        conn.send(answer)
+
+
+class WorkerLost(Exception):
+    """The worker grading a check died, or was killed for overrunning; ``reason`` is for the student."""
+
+
+@dataclass(eq=False)
+class Worker:
+    """One grading process and the desk's end of its pipe; ``job`` the check it grades, since ``since``."""
+
+    process: multiprocessing.process.BaseProcess
+    conn: object
+    pid: int | None = None
+    job: Job | None = None
+    since: float = 0.0
+
+    def stop(self, wait: float = 0.0) -> None:
+        """Ended: its pipe closed, which ends an idle worker (its children stopped on the way out) within
+        ``wait`` seconds; killed if it is still there then."""
+        self.conn.close()
+        self.process.join(wait)
+        if self.process.is_alive():
+            self.process.kill()
+        self.process.join(10)
+
+
+@dataclass(eq=False)
+class Job:
+    """A check waiting for a worker, or being graded: whose, what to send, and its answer to come."""
+
+    user: str
+    args: tuple
+    budget: float
+    slow: bool
+    answer: asyncio.Future = field(repr=False)
+    graded_for: float = 0.0
 
 
 @dataclass
@@ -133,30 +232,222 @@ class Asked:
 
 
 class Desk:
-    """Checks for the course at ``root``, recorded in ``db``, graded by ``workers`` processes (0: one per core)."""
+    """Checks for the course at ``root``, recorded in ``db``, graded by ``workers`` processes (0: two per core)."""
 
     def __init__(self, root: Path, db: Path, settings: Settings, workers: int = 0):
         self.root, self.store = Path(root), Store(db)
         self.store.abandon_pending()
         self.settings = Settings(settings.sandbox, settings.cell_timeout, settings.call_timeout, ahead=True)
-        self.workers = workers or os.cpu_count() or 1
+        self.size = workers or 2 * (os.cpu_count() or 1)
+        self.in_flight: set[str] = set()
+        self.cooling: dict[str, float] = {}
+        self.slow: set[str] = set()
+        self.waiting: collections.deque[Job] = collections.deque()
+        self.idle: list[Worker] = []
+        self.workers: list[Worker] = []
+        self.replaced = 0
+        self._tasks: set[asyncio.Task] = set()
+        self._readers = ThreadPoolExecutor(2, thread_name_prefix="checks-read")
+        self._waits = ThreadPoolExecutor(2 * self.size + 2, thread_name_prefix="checks-wait")
         for a in assignments(self.root):
             a.graders  # noqa: B018 - loaded before the workers are forked, so that they start with them
-        self.pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("fork"),
-                                        initializer=_warm, initargs=(self.settings.sandbox, self.root))
-        for done in [self.pool.submit(os.getpid) for _ in range(self.workers)]:
-            done.result()  # every worker forked and warm before the first request
+        self._ctx = multiprocessing.get_context("fork")
+        started = [self._start() for _ in range(self.size)]
+        for worker in started:  # every worker forked and warm before the first request
+            self._ready(worker)
+            self.idle.append(worker)
+
+    # -- the workers ---------------------------------------------------------------------------------------
+
+    def _start(self) -> Worker:
+        ours, theirs = self._ctx.Pipe()
+        inherited = [ours, *(w.conn for w in self.workers)]
+        process = self._ctx.Process(target=_serve, args=(theirs, inherited, os.getpid(), self.settings.sandbox,
+                                                         self.root),
+                                    name="reading-maths-check-worker", daemon=True)
+        process.start()
+        theirs.close()
+        worker = Worker(process, ours)
+        self.workers.append(worker)
+        return worker
+
+    def _ready(self, worker: Worker) -> None:
+        """Wait (blocking) until ``worker`` is warm; :class:`WorkerLost` when it is not."""
+        try:
+            if not worker.conn.poll(START_TIMEOUT):
+                raise WorkerLost(f"a new worker did not start within {START_TIMEOUT:g} s")
+            said, value = worker.conn.recv()
+        except (EOFError, OSError):
+            said, value = "failed", "it died while starting"
+        if said != "ready":
+            raise WorkerLost(f"a new worker could not start: {value}")
+        worker.pid = value
+
+    async def _replace(self, dead: Worker) -> None:
+        """A new worker in place of ``dead`` (stopped here), tried again until one starts."""
+        loop = asyncio.get_running_loop()
+        self.workers.remove(dead)
+        await loop.run_in_executor(self._waits, dead.stop)
+        while True:
+            worker = self._start()
+            try:
+                await loop.run_in_executor(self._waits, self._ready, worker)
+            except WorkerLost as lost:
+                log.error("checks: %s; trying again", lost)
+                self.workers.remove(worker)
+                await loop.run_in_executor(self._waits, worker.stop)
+                await asyncio.sleep(5)
+                continue
+            self.replaced += 1
+            self.idle.append(worker)
+            self._dispatch()
+            return
+
+    def busy(self) -> list[dict]:
+        """What each worker is doing, for the instructor: its pid, the student whose check it grades, since when."""
+        clock = time.monotonic()
+        return [{"pid": w.pid, "user": w.job.user if w.job else None,
+                 "seconds": round(clock - w.since, 1) if w.job else None} for w in self.workers]
 
     def close(self) -> None:
-        self.pool.shutdown(wait=True, cancel_futures=True)
+        for worker in self.workers:
+            worker.conn.close()
+        for worker in self.workers:
+            worker.stop(wait=10)
+        self._waits.shutdown(wait=False, cancel_futures=True)
+        self._readers.shutdown(wait=False, cancel_futures=True)
         self.store.close()
 
-    def read(self, user: str, notebook: str, data: bytes, questions: list[str] | None = None) -> Asked:
-        """The request as the desk understands it, or :class:`Refused` (status 400) saying what is wrong."""
-        if len(data) > MAX_NOTEBOOK_BYTES:
-            raise Refused(f"the notebook is larger than {MAX_NOTEBOOK_BYTES >> 20} MB", status=413)
+    # -- the queue -----------------------------------------------------------------------------------------
+
+    def _next(self) -> Job | None:
+        """The oldest waiting check that may start now: a slow student's only while slow students' checks hold
+        fewer than a quarter of the workers (one at least)."""
+        slow_running = sum(1 for w in self.workers if w.job is not None and w.job.slow)
+        for job in self.waiting:
+            if not job.slow or slow_running < max(1, self.size // 4):
+                self.waiting.remove(job)
+                return job
+        return None
+
+    def _dispatch(self) -> None:
+        while self.idle and self.waiting:
+            job = self._next()
+            if job is None:
+                return
+            worker = self.idle.pop()
+            task = asyncio.get_running_loop().create_task(self._run(worker, job))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
+    @staticmethod
+    def _exchange(worker: Worker, job: Job):
+        """Send ``job`` to ``worker`` and wait for its answer (blocking, in a thread)."""
         try:
-            nb = nbformat.reads(data.decode("utf-8"), as_version=4)
+            worker.conn.send(job.args)
+            if not worker.conn.poll(job.budget + OVERRUN):
+                raise WorkerLost("the check ran far past its time budget, so the process grading it was stopped")
+            return worker.conn.recv()
+        except (EOFError, OSError):
+            raise WorkerLost("the process grading this check stopped before it finished (it may have been killed, "
+                             "for instance for using too much memory)") from None
+
+    async def _run(self, worker: Worker, job: Job) -> None:
+        worker.job, worker.since = job, time.monotonic()
+        try:
+            answer = await asyncio.get_running_loop().run_in_executor(self._waits, self._exchange, worker, job)
+        except WorkerLost as lost:
+            worker.job = None
+            if not job.answer.done():
+                job.answer.set_exception(lost)
+            await self._replace(worker)
+            return
+        job.graded_for = time.monotonic() - worker.since
+        worker.job = None
+        if not job.answer.done():
+            job.answer.set_result(answer)
+        self.idle.append(worker)
+        self._dispatch()
+
+    async def _graded(self, user: str, args: tuple, budget: float) -> GradeResult:
+        """``args`` graded by the next free worker, in turn; :class:`WorkerLost` when its worker is lost."""
+        job = Job(user, args, budget, user in self.slow,
+                  asyncio.get_running_loop().create_future())
+        self.waiting.append(job)
+        self._dispatch()
+        said, value = await job.answer
+        if job.graded_for > SLOW_AFTER:
+            self.slow.add(user)
+        else:
+            self.slow.discard(user)
+        if said != "graded":
+            raise WorkerLost(f"the worker could not grade it ({value})")
+        return value
+
+    # -- requests ------------------------------------------------------------------------------------------
+
+    def refuse(self, refusal: Refused, user: str, notebook: str, *, assignment: str | None = None,
+               data: bytes | None = None, size: int | None = None, questions: list[str] | None = None) -> Refused:
+        """``refusal``, recorded (its ``check_id`` set): every request is a row, refused ones too.  A malformed
+        or oversized request starts the student's :data:`COOLDOWN`."""
+        if refusal.status in (400, 413):
+            clock = time.monotonic()
+            self.cooling = {u: t for u, t in self.cooling.items() if t > clock} | {user: clock + COOLDOWN}
+        refusal.check_id = self.store.add(
+            user=user, assignment=assignment, notebook=notebook, asked_at=stamp(now()),
+            sha256=hashlib.sha256(data).hexdigest() if data is not None else "",
+            size=len(data) if data is not None else size, questions=questions or [], outcome="refused",
+            refusal=refusal.reason, next_allowed=stamp(refusal.next_allowed))
+        return refusal
+
+    def too_large(self, user: str, notebook: str, size: int, questions: list[str] | None = None) -> Refused:
+        """The refusal of a notebook of ``size`` bytes or more (announced, or read so far), recorded."""
+        return self.refuse(Refused(f"the notebook is larger than {MAX_NOTEBOOK_BYTES >> 20} MiB, the most a check "
+                                   "takes (clear its outputs, save it and check again)", status=413),
+                           user, notebook, size=size, questions=questions)
+
+    def admit(self, user: str, notebook: str, questions: list[str] | None = None, data: bytes | None = None) -> None:
+        """Nothing, or :class:`Refused` (recorded) while ``user`` cools down after a malformed or oversized
+        request.  The web side asks before reading the body (``data`` None: recorded without a sha256)."""
+        left = self.cooling_for(user)
+        if left > 0:
+            refusal = Refused(f"your last request was refused as malformed or too large; wait {math.ceil(left)} s "
+                              "before the next", next_allowed=now() + timedelta(seconds=left))
+            raise self.refuse(refusal, user, notebook, questions=questions, data=data)
+
+    def cooling_for(self, user: str) -> float:
+        """Seconds left of ``user``'s cool-down (0: none)."""
+        return max(0.0, self.cooling.get(user, 0.0) - time.monotonic())
+
+    def claim(self, user: str, notebook: str, questions: list[str] | None = None, data: bytes | None = None) -> None:
+        """``user``'s turn: theirs until :meth:`release`; :class:`Refused` (recorded) while they hold one already.
+        The web side claims before reading the body (``data`` None: recorded without a sha256)."""
+        if user in self.in_flight:
+            raise self.refuse(Refused("your previous check is still running: wait for its answer, then ask again"),
+                              user, notebook, questions=questions, data=data)
+        self.in_flight.add(user)
+
+    def release(self, user: str) -> None:
+        self.in_flight.discard(user)
+
+    def read(self, user: str, notebook: str, data: bytes, questions: list[str] | None = None) -> Asked:
+        """The request as the desk understands it, or :class:`Refused` (status 400 or 413) saying what is wrong.
+        It parses the notebook: call it in a thread, not on the event loop."""
+        if len(data) > MAX_NOTEBOOK_BYTES:
+            raise Refused(f"the notebook is larger than {MAX_NOTEBOOK_BYTES >> 20} MiB, the most a check takes "
+                          "(clear its outputs, save it and check again)", status=413)
+        try:
+            text = data.decode("utf-8")
+            raw = json.loads(text)
+            cells = raw.get("cells")
+            parts = len(cells) + sum(len(c.get("outputs") or ()) for c in cells if isinstance(c, dict))
+        except Exception:  # noqa: BLE001 - whatever is wrong with it, it is not a notebook
+            raise Refused(f"{notebook} is not a notebook (save it and check again)", status=400) from None
+        if parts > MAX_PARTS:
+            raise Refused(f"{notebook} holds more than {MAX_PARTS} cells and outputs, more than a notebook of this "
+                          "course can (a loop that adds cells or displays?)", status=400)
+        try:
+            nb = nbformat.reads(text, as_version=4)
         except Exception:  # noqa: BLE001 - whatever is wrong with it, it is not a notebook
             raise Refused(f"{notebook} is not a notebook (save it and check again)", status=400) from None
         assignment = recognise(nb, self.root)
@@ -176,30 +467,50 @@ class Desk:
         rules = course_rules.load(self.root).of(asked.assignment)
         when = now()
         row = {"user": asked.user, "assignment": asked.assignment, "notebook": asked.notebook,
-               "sha256": asked.sha256, "asked_at": stamp(when), "questions": asked.questions}
+               "sha256": asked.sha256, "size": len(asked.data), "asked_at": stamp(when),
+               "questions": asked.questions}
         used = self.store.counted(asked.user, asked.assignment, when - rules.window)
         refusal = refusal_of(rules, asked, used, when)
-        if refusal is None and self.store.pending(asked.user):  # one at a time: nobody fills the queue alone
-            refusal = Refused("your previous check is still running: wait for its answer, then ask again")
         if refusal is not None:
             refusal.check_id = self.store.add(**row, outcome="refused", refusal=refusal.reason,
                                               next_allowed=stamp(refusal.next_allowed))
             raise refusal
         return self.store.add(**row, outcome="pending")
 
-    async def ask(self, user: str, notebook: str, data: bytes, questions: list[str] | None = None) -> dict:
-        """A check for ``user``: what they are shown (with the check's ``id``), or :class:`Refused`."""
-        asked = self.read(user, notebook, data, questions)
+    async def ask(self, user: str, notebook: str, data: bytes, questions: list[str] | None = None,
+                  claimed: bool = False) -> dict:
+        """A check for ``user``: what they are shown (with the check's ``id``), or :class:`Refused`.  The caller
+        may have taken the student's turn already (``claimed``: the web side, before reading the body); the
+        turn ends here either way."""
+        if not claimed:
+            self.admit(user, notebook, questions, data)
+            self.claim(user, notebook, questions, data)
+        try:
+            return await self._ask(user, notebook, data, questions)
+        finally:
+            self.release(user)
+
+    async def _ask(self, user: str, notebook: str, data: bytes, questions: list[str] | None) -> dict:
+        loop = asyncio.get_running_loop()
+        try:
+            asked = await loop.run_in_executor(self._readers, self.read, user, notebook, data, questions)
+        except Refused as refusal:
+            raise self.refuse(refusal, user, notebook, data=data, questions=questions) from None
+        except Exception as exc:  # noqa: BLE001 - a notebook the reader did not expect: refused, and recorded
+            refusal = Refused(f"{notebook} could not be read ({type(exc).__name__})", status=400)
+            raise self.refuse(refusal, user, notebook, data=data, questions=questions) from None
         check_id = self.judge(asked)
         rules = course_rules.load(self.root).of(asked.assignment)
+        budget = rules.budget.total_seconds()
         try:
-            result = await asyncio.get_running_loop().run_in_executor(
-                self.pool, grade_upload, asked.data, self.settings, self.root, asked.assignment)
-        except Exception as exc:  # noqa: BLE001 - a worker lost: the attempt is given back
-            self.store.finish(check_id, "failed", None, None)
-            raise Refused(f"the check could not be run ({type(exc).__name__}); it was not counted, try again",
-                          status=503, check_id=check_id) from None
+            result = await self._graded(user, (asked.data, replace(self.settings, budget=budget), self.root,
+                                               asked.assignment), budget)
+        except WorkerLost as lost:  # the attempt is given back
+            reason = f"the check could not be run: {lost}; it was not counted, try again"
+            self.store.finish(check_id, "failed", None, None, reason)
+            raise Refused(reason, status=503, check_id=check_id) from None
         result.notebook = asked.notebook
-        view = shown(result, rules, asked.questions) | {"id": check_id, "user": user, "notebook": asked.notebook}
+        view = bounded(shown(result, rules, asked.questions) | {"id": check_id, "user": user,
+                                                               "notebook": asked.notebook})
         self.store.finish(check_id, "graded", result.to_json(), view)
         return view

@@ -6,6 +6,7 @@
     per = "notebook"           # "notebook": each check counts once; "question": each question checked counts
     show = "both"              # what a student sees: "scores", "messages" or "both"
     closes = "2026-12-15T23:59:00+00:00"   # no check accepted from then on (ISO 8601; no time zone = UTC)
+    budget = "30s"             # a check's wall-clock budget for all its cells and calls (a batch's is 300 s)
 
     [assignments.code]
     attempts = 1
@@ -26,6 +27,7 @@ FILE = "checks.toml"
 SHOWN = ("both", "scores", "messages")
 COUNTED = ("notebook", "question")
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+MAX_BUDGET = timedelta(seconds=300)
 
 
 class BadRules(ValueError):
@@ -41,18 +43,21 @@ class Rules:
     per: str = "notebook"
     show: str = "both"
     closes: datetime | None = None
+    budget: timedelta = timedelta(seconds=30)
+    """A check's whole-notebook time budget: far below a batch's 300 s, so that a slow notebook cannot hold a
+    grading worker for minutes (docs/checks.md says why 30 s)."""
 
     def closed(self, now: datetime) -> bool:
         return self.closes is not None and now >= self.closes
 
 
-def duration(value) -> timedelta:
+def duration(value, name: str = "window") -> timedelta:
     """``"30m"``, ``"1h"``, ``"2d"``, ``"90s"`` or a number of seconds."""
     if isinstance(value, int | float) and not isinstance(value, bool) and value > 0:
         return timedelta(seconds=value)
     match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([smhd])\s*", str(value))
     if not match or float(match[1]) <= 0:
-        raise BadRules(f"window {value!r} is not a duration such as '30m', '1h' or '2d'")
+        raise BadRules(f"{name} {value!r} is not a duration such as '30m', '1h' or '2d'")
     return timedelta(seconds=float(match[1]) * _UNITS[match[2]])
 
 
@@ -84,6 +89,10 @@ def _apply(base: Rules, table: dict, where: str) -> Rules:
         raise BadRules(f"{where}: attempts must be a whole number, 0 or more")
     if "window" in changes:
         changes["window"] = duration(changes["window"])
+    if "budget" in changes:
+        changes["budget"] = duration(changes["budget"], "budget")
+        if changes["budget"] > MAX_BUDGET:
+            raise BadRules(f"{where}: budget must be at most {spoken(MAX_BUDGET)} (a batch's own budget)")
     if "closes" in changes:
         changes["closes"] = moment(changes["closes"]) if changes["closes"] not in ("", None) else None
     for name, allowed in (("per", COUNTED), ("show", SHOWN)):

@@ -5,6 +5,10 @@ then ``graded`` (``result`` holds the engine's whole result, ``shown`` what the 
 ``failed`` (the service could not grade it; it does not count against the student) or ``refused``
 (``refusal`` says why, ``next_allowed`` when the next check is allowed).  The instructor exports it
 with ``reading-maths checks export``.
+
+A row is bounded whatever was sent: the notebook itself is never kept (its sha256 and ``size`` are), and
+every text and every list of messages in it is cut (:func:`bounded`), so that a notebook of 20,000 failing
+cells, or a refused 1 GB upload, is a row of a few kilobytes.
 """
 
 from __future__ import annotations
@@ -32,14 +36,35 @@ CREATE TABLE IF NOT EXISTS checks (
     result TEXT,
     shown TEXT,
     refusal TEXT,
-    next_allowed TEXT
+    next_allowed TEXT,
+    size INTEGER
 );
 CREATE INDEX IF NOT EXISTS checks_by_user ON checks (user, assignment, asked_at);
 """
 COUNTING = ("pending", "graded")
 """Outcomes that use up an attempt."""
 COLUMNS = ("id", "user", "assignment", "notebook", "sha256", "asked_at", "finished_at", "questions", "outcome",
-           "score", "max_score", "result", "shown", "refusal", "next_allowed")
+           "score", "max_score", "result", "shown", "refusal", "next_allowed", "size")
+MAX_TEXT = 1000
+"""Characters kept of any one text in a row (a message, a reason, a notebook's name)."""
+MAX_LINES = 30
+"""Messages kept of any list of them (a notebook's errors, a question's feedback); the rest are counted."""
+MAX_QUESTIONS = 50
+"""Questions kept of those a request names."""
+
+
+def bounded(value):
+    """``value`` (plain JSON data) with every string cut to :data:`MAX_TEXT` characters and every list of strings
+    to :data:`MAX_LINES` items, the last saying how many more there were."""
+    if isinstance(value, str):
+        return value if len(value) <= MAX_TEXT else value[:MAX_TEXT - 1] + "…"
+    if isinstance(value, dict):
+        return {bounded(k): bounded(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        if len(value) > MAX_LINES and all(isinstance(v, str) for v in value):
+            value = [*value[:MAX_LINES - 1], f"… and {len(value) - MAX_LINES + 1} more like these"]
+        return [bounded(v) for v in value]
+    return value
 
 
 def now() -> datetime:
@@ -61,7 +86,10 @@ class Store:
             self.path.chmod(0o600)
         self.db.row_factory = sqlite3.Row
         self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=NORMAL")  # WAL: no fsync per row (a crash keeps the file whole)
         self.db.executescript(SCHEMA)
+        if "size" not in {r["name"] for r in self.db.execute("PRAGMA table_info(checks)")}:
+            self.db.execute("ALTER TABLE checks ADD COLUMN size INTEGER")  # a record kept before sizes were
 
     def close(self) -> None:
         self.db.close()
@@ -75,19 +103,23 @@ class Store:
         return found is not None
 
     def add(self, **row) -> int:
-        row = {k: json.dumps(v) if k in ("questions", "result", "shown") and v is not None else v
-               for k, v in row.items()}
+        if row.get("questions") is not None:  # only a question of the assignment counts, and it has few
+            row["questions"] = [bounded(q) for q in row["questions"][:MAX_QUESTIONS]]
+        row = {k: json.dumps(v if k == "questions" else bounded(v)) if k in ("questions", "result", "shown")
+               and v is not None else bounded(v) for k, v in row.items()}
         names = ", ".join(row)
         cursor = self.db.execute(f"INSERT INTO checks ({names}) VALUES ({', '.join('?' * len(row))})",  # noqa: S608
                                  tuple(row.values()))
         return cursor.lastrowid
 
-    def finish(self, check_id: int, outcome: str, result: dict | None, shown: dict | None) -> None:
+    def finish(self, check_id: int, outcome: str, result: dict | None, shown: dict | None,
+               reason: str | None = None) -> None:
+        """The end of a pending check: ``graded`` with its result, or ``failed`` with the ``reason``."""
         self.db.execute("UPDATE checks SET outcome = ?, finished_at = ?, result = ?, shown = ?, score = ?, "
-                        "max_score = ? WHERE id = ?",
-                        (outcome, stamp(now()), json.dumps(result) if result else None,
-                         json.dumps(shown) if shown else None, (result or {}).get("score"),
-                         (result or {}).get("max_score"), check_id))
+                        "max_score = ?, refusal = ? WHERE id = ?",
+                        (outcome, stamp(now()), json.dumps(bounded(result)) if result else None,
+                         json.dumps(bounded(shown)) if shown else None, (result or {}).get("score"),
+                         (result or {}).get("max_score"), bounded(reason), check_id))
 
     def counted(self, user: str, assignment: str, since: datetime) -> list[tuple[datetime, list[str]]]:
         """The attempts ``user`` used on ``assignment`` since ``since``: (when, questions), oldest first."""
