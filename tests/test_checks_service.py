@@ -106,7 +106,7 @@ def test_rules_have_defaults_and_per_assignment_tables():
                                             closes=datetime(2030, 1, 1, 12, tzinfo=UTC))
     assert rules.load(Path("/nonexistent")).of("code") == rules.Rules()
     assert client.MAX_BYTES == MAX_NOTEBOOK_BYTES  # the kernel does not send what the service would refuse
-    assert rules.Rules().budget == timedelta(seconds=30)  # a check's own budget, not a batch's 300 s
+    assert rules.Rules().budget is None  # a batch's: a multiple of the reference's own grading time
     assert rules.parse('[assignments.code]\nbudget = "45s"\n').of("code").budget == timedelta(seconds=45)
     for bad in ('[defaults]\nattempts = -1\n', '[defaults]\nwindow = "soon"\n', '[defaults]\nshow = "all"\n',
                 '[defaults]\nretries = 2\n', '[everything]\n', '[defaults]\ncloses = "friday"\n',

@@ -4,7 +4,7 @@ A request is judged against the assignment's :mod:`~reading_maths.checks.rules` 
 :mod:`~reading_maths.checks.store` (its attempt is reserved before grading, so two requests at once are
 counted as two); the notebook is then graded exactly as ``reading-maths grade`` grades one
 (:func:`reading_maths.grading.batch.grade_one`, sandboxed), but within the check's own time budget
-(``budget`` in checks.toml, 30 s by default, not a batch's 300 s), by one of the desk's worker processes,
+(``budget`` in checks.toml; by default a batch's, :mod:`reading_maths.grading.budget`), by one of the desk's worker processes,
 each keeping a warm fork server and a child started ahead.
 
 The queue is fair under hostile load:
@@ -46,8 +46,9 @@ import nbformat
 
 from reading_maths.checks import rules as course_rules
 from reading_maths.checks.store import Store, bounded, now, stamp
-from reading_maths.course import assignments, recognise
+from reading_maths.course import Assignment, assignments, recognise
 from reading_maths.grading.batch import WORKER_NICENESS, grade_one
+from reading_maths.grading.budget import expected_budget
 from reading_maths.grading.engine import Settings
 from reading_maths.notebook import MAX_PARTS
 from reading_maths.results import GradeResult
@@ -501,10 +502,11 @@ class Desk:
             raise self.refuse(refusal, user, notebook, data=data, questions=questions) from None
         check_id = self.judge(asked)
         rules = course_rules.load(self.root).of(asked.assignment)
-        budget = rules.budget.total_seconds()
+        budget = rules.budget.total_seconds() if rules.budget is not None else None
         try:
             result = await self._graded(user, (asked.data, replace(self.settings, budget=budget), self.root,
-                                               asked.assignment), budget)
+                                               asked.assignment),
+                                        budget or expected_budget(Assignment(asked.assignment, self.root)))
         except WorkerLost as lost:  # the attempt is given back
             reason = f"the check could not be run: {lost}; it was not counted, try again"
             self.store.finish(check_id, "failed", None, None, reason)

@@ -6,7 +6,8 @@
     per = "notebook"           # "notebook": each check counts once; "question": each question checked counts
     show = "both"              # what a student sees: "scores", "messages" or "both"
     closes = "2026-12-15T23:59:00+00:00"   # no check accepted from then on (ISO 8601; no time zone = UTC)
-    budget = "30s"             # a check's wall-clock budget for all its cells and calls (a batch's is 300 s)
+    budget = "30s"             # a check's wall-clock budget for all its cells and calls (default: a batch's, 8 times
+                               # the reference solution's own grading time and at least 30 s)
 
     [assignments.code]
     attempts = 1
@@ -43,9 +44,9 @@ class Rules:
     per: str = "notebook"
     show: str = "both"
     closes: datetime | None = None
-    budget: timedelta = timedelta(seconds=30)
-    """A check's whole-notebook time budget: far below a batch's 300 s, so that a slow notebook cannot hold a
-    grading worker for minutes (docs/checks.md says why 30 s)."""
+    budget: timedelta | None = None
+    """A check's whole-notebook time budget; None: a batch's (:func:`reading_maths.grading.budget.budget_for`, a
+    multiple of the reference's own grading time), so that a slow notebook cannot hold a worker for minutes."""
 
     def closed(self, now: datetime) -> bool:
         return self.closes is not None and now >= self.closes

@@ -88,3 +88,10 @@ def budget_for(assignment: Assignment, settings) -> float:
 def default_budget(seconds: float) -> float:
     """The budget of a notebook whose reference takes ``seconds`` to grade."""
     return max(FLOOR, round(MULTIPLE * seconds, 1))
+
+
+def expected_budget(assignment: Assignment) -> float:
+    """The default budget as known without grading anything: the measured one, or (not measured yet, so the first
+    grading measures the reference first) the measurement's own budget on top of the floor."""
+    seconds = measured_seconds(assignment)
+    return default_budget(seconds) if seconds is not None else MEASURE_BUDGET + FLOOR
