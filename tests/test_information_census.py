@@ -20,7 +20,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from hostile.canary import canary_notebook, hidden_values, honest_notebook, leaks
+from hostile.canary import build_canary, canary_notebook, hidden_values, honest_notebook, leaks, unclosed_messages
 from hostile.ordinary import as_user, ordinary_user
 from test_autograde import generated_course, nbgrader, reading_maths
 
@@ -87,6 +87,21 @@ def test_cli_outputs_hold_no_hidden_value(hidden, mode, open_folder):
     assert result["questions"][0]["id"] == "softmax" and result["questions"][0]["score"] == 17, \
         "the canary's softmax is right: it keeps full marks while it records"
     assert any("LATER" in e for e in result["errors"]), "the cells after each grade cell ran and were reported"
+    assert not unclosed_messages(result, ROOT), "a hidden-run message is not in the graders' own words"
+    assert any(c["hidden_run"] and not c["passed"] for q in result["questions"] for c in q["cases"])
+
+
+def test_build_entries_say_nothing_of_the_hidden_run_but_the_graders_words(mode, open_folder):
+    """The build canary (a function named after its hidden inputs, an entry rebuilt from them): every message of
+    a case judged in the hidden run is a catalogue message under the grader's own label, whatever the student's
+    process said; what it recorded never comes out."""
+    nbformat.write(build_canary(ROOT), open_folder / "build.ipynb")
+    (open_folder / "build.ipynb").chmod(0o644)
+    outputs = _grade_cli(open_folder / "build.ipynb", open_folder / "out", mode)
+    result = json.loads(outputs["stdout"])
+    judged = [c for q in result["questions"] for c in q["cases"] if c["hidden_run"]]
+    assert judged and not unclosed_messages(result, ROOT)
+    assert not any(b"no def implementation_1 " in data or b"'L " in data for data in outputs.values())
 
 
 def test_nbgrader_autograde_and_released_feedback_hold_no_hidden_value(hidden, tmp_path):
