@@ -3,9 +3,9 @@
 A request is judged against the assignment's :mod:`~reading_maths.checks.rules` and recorded in the
 :mod:`~reading_maths.checks.store` (its attempt is reserved before grading, so two requests at once are
 counted as two); the notebook is then graded exactly as ``reading-maths grade`` grades one
-(:func:`reading_maths.grading.batch.grade_one`, sandboxed), but within the check's own time budget
-(``budget`` in checks.toml; by default a batch's, :mod:`reading_maths.grading.budget`), by one of the desk's worker processes,
-each keeping a warm fork server and a child started ahead.
+(:func:`reading_maths.grading.batch.grade_one`, sandboxed), within the check's time budget (``budget`` in
+checks.toml; by default a batch's, :mod:`reading_maths.grading.budget`), by one of the desk's worker
+processes, each keeping a warm fork server and a child started ahead.
 
 The queue is fair under hostile load:
 

@@ -2,7 +2,7 @@
 
     [defaults]                 # every assignment, unless its own table says otherwise
     attempts = 3               # checks allowed per window (0: no checks at all)
-    window = "1h"              # the sliding window: "90s", "30m", "1h", "2d" (or seconds, as a number)
+    window = "1d"              # the sliding window: "90s", "30m", "1h", "2d" (or seconds, as a number)
     per = "notebook"           # "notebook": each check counts once; "question": each question checked counts
     show = "both"              # what a student sees: "scores", "messages" or "both"
     closes = "2026-12-15T23:59:00+00:00"   # no check accepted from then on (ISO 8601; no time zone = UTC)
@@ -40,7 +40,8 @@ class Rules:
     """One assignment's limits (see the module docstring for what each means)."""
 
     attempts: int = 3
-    window: timedelta = timedelta(hours=1)
+    window: timedelta = timedelta(days=1)
+    """3 checks a day by default: what checks reveal of the hidden tests stays small (docs/security.md)"""
     per: str = "notebook"
     show: str = "both"
     closes: datetime | None = None
