@@ -12,12 +12,12 @@ name = "induction"
 
 from otter.test_files import test_case
 
-from reading_maths.kit import Failed, Mistake, reference
+from reading_maths.kit import Failed, Mistake, course_seed, hidden_rng, reference
 from reading_maths.kit.formula_parts import which_part_differs
 from reading_maths.kit.symbolic import compare
 
 REF = reference("proofs")
-SEED = 20240611
+SEED = int(hidden_rng(course_seed(20240611), "points").integers(2**31))  # the course's own random points
 
 HYPOTHESIS_MISTAKES = [  # (id, what to tell the student, the wrong formula)
     Mistake("hypothesis-no-factor",

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import logging
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
@@ -148,10 +149,15 @@ def grade(nb_path: Path, settings: Settings, root: Path, assignment: Assignment 
             session.begin_hidden()  # a new process: none of what it says is shown but in the graders' words
         first, notebook = 0, Notebook(cells, shown_errors, own_text_cells(nb, assignment))
         for grader, place, (question, later) in zip(graders, upto, started, strict=True):
-            if later:
-                session.advance(place)
-                session.begin_question()
-            result.questions.append(grader.finish(question, later, session.env(), session.interruption))
+            try:
+                if later:
+                    session.advance(place)
+                    session.begin_question()
+                result.questions.append(grader.finish(question, later, session.env(), session.interruption))
+            except Exception:  # noqa: BLE001 - its text may be the student's process's, after a hidden input
+                logging.getLogger("reading_maths").exception("the hidden run of %s failed", grader.question)
+                question.status, question.problem = "error", "not graded: the hidden tests could not judge it"
+                result.questions.append(question)
             explain(result.questions[-1], grader.names, place, first, notebook)
             first = place if place is not None else first
     result.errors += [shown_errors[i] for i in sorted(shown_errors, key=abs)]
