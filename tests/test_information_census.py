@@ -20,7 +20,15 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from hostile.canary import build_canary, canary_notebook, hidden_values, honest_notebook, leaks, unclosed_messages
+from hostile.canary import (
+    GRADER_FAILURES,
+    build_canary,
+    canary_notebook,
+    hidden_values,
+    honest_notebook,
+    leaks,
+    unclosed_messages,
+)
 from hostile.ordinary import as_user, ordinary_user
 from test_autograde import generated_course, nbgrader, reading_maths
 
@@ -42,6 +50,7 @@ def hidden() -> set[float]:
 
 def _assert_no_leak(outputs: dict[str, bytes], control: dict[str, bytes], hidden: set[float]) -> None:
     assert any(PUBLIC in data for data in outputs.values()), "the canary's public values never came out"
+    assert not [(name, said) for name, data in outputs.items() for said in GRADER_FAILURES if said in data]
     found = leaks(outputs, b"\n".join(control.values()), hidden)
     assert not found, f"hidden values reached a student's eyes: {found[:12]}"
 

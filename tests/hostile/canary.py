@@ -145,9 +145,19 @@ def softmax(z, T=1.0):
 }
 
 LATER = '''_shout()
+if any(abs(v) > 100 for flat in SEEN for v in flat):  # after a hidden input: make the grader fail reading a name
+    for _module in list(sys.modules.values()):
+        if hasattr(_module, "describe") and hasattr(_module, "ready") and hasattr(_module, "serve"):
+            _module.describe = lambda ns, n, _was=_module.describe: (
+                {"kind": "value", "value": {"__nd__": [{}, [], ""]}} if n == "dpo_loss" else _was(ns, n))
 raise RuntimeError("LATER " + _everything())
 '''
-"""A cell put after each grade cell: it runs after that question's hidden calls, in grading order."""
+"""A cell put after each grade cell: it runs after that question's hidden calls, in grading order; once a hidden
+input was seen it also makes the child describe ``dpo_loss`` as a value the grader cannot decode (a grader that
+failed with the exception's text would say which)."""
+
+GRADER_FAILURES = (b"unhashable", b"grading failed: TypeError", b"grading failed: KeyError")
+"""What a grader's own exception would have said: never in a student's output."""
 
 
 def canary_notebook(root: Path) -> nbformat.NotebookNode:
