@@ -72,6 +72,7 @@ def copy_course(repo: Path, course: Path) -> None:
         shutil.copytree(repo / folder, course / folder,
                         ignore=shutil.ignore_patterns("__pycache__", ".ipynb_checkpoints"))
     shutil.copy2(repo / "nbgrader_config.py", course / "nbgrader_config.py")
+    shutil.copy2(repo / "course-secret.key", course / "course-secret.key")  # the same course: the same hidden inputs
     # The config puts nbgrader's exchange inside the course; formgrader warns when it is missing.
     (course / "exchange").mkdir(mode=0o777)
     os.chmod(course / "exchange", 0o777)

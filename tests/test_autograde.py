@@ -27,6 +27,7 @@ from nbgrader.api import Gradebook
 
 from classroom.builder import answered
 from classroom.stock import use_stock_nbgrader
+from reading_maths.kit.reference import SECRET_FILE
 from reading_maths.nbgrader.environment import nbgrader_env
 from reading_maths.nbgrader.session import LOOKUP_INDEXES
 from reading_maths.notebook import is_test_cell
@@ -76,6 +77,7 @@ def generated_course(folder: Path, assignment: str) -> Path:
     for name in ("source", "graders"):
         shutil.copytree(ROOT / name, folder / name)
     shutil.copy(ROOT / "nbgrader_config.py", folder / "nbgrader_config.py")
+    shutil.copy(ROOT / SECRET_FILE, folder / SECRET_FILE)  # the same course: the same hidden inputs
     nbgrader(folder, "generate_assignment", assignment, "--create", "--force", "--log-level=WARN")
     return folder
 

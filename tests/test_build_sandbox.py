@@ -125,7 +125,7 @@ def test_a_test_that_keeps_a_file_gains_nothing(notebooks):
     entry_1 = result.question("entry_1")
     strength = [c for c in entry_1.cases if c.name.startswith("test_kills")]
     assert strength and not any(c.passed for c in strength), entry_1.feedback
-    assert any("caught 0 of the" in f for f in entry_1.feedback), entry_1.feedback
+    assert "weak-test" in entry_1.mistakes, entry_1.feedback  # in the graders' words: no count from hidden trials
     assert result.score == 33 - 4
 
 

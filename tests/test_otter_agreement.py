@@ -109,9 +109,11 @@ def otter_commands(tmp: Path, notebooks: dict[str, Path]) -> dict[str, dict[str,
     shutil.copy(SOURCE, staging / "source" / "code" / "code.ipynb")
     shutil.copytree(ROOT / "graders" / "code", staging / "graders" / "code",
                     ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "course-secret.key", staging)  # the course's hidden random inputs travel with its graders
     zip_path = tmp / "autograder.zip"
     commands = [(staging, ["generate", "-t", str(ROOT / "graders" / "code"), "-o", str(zip_path),
-                           "--no-config", "--no-requirements", "--no-environment", "source", "graders"])]
+                           "--no-config", "--no-requirements", "--no-environment", "source", "graders",
+                           "course-secret.key"])]
     for name, notebook in notebooks.items():
         (tmp / f"otter_{name}").mkdir()
         commands.append((tmp / f"otter_{name}",

@@ -20,6 +20,7 @@ from otter.test_files.abstract_test import TestCase
 from reading_maths.kit import FAILURES, Items, Mistake, Question
 from reading_maths.kit.proofblocks import Puzzle
 from reading_maths.kit.question import SHAPE_PHRASES
+from reading_maths.kit.strength_case import HABITS
 from reading_maths.results import CaseResult, QuestionResult, Status
 from reading_maths.sandbox.errors import HiddenDeferred
 
@@ -36,7 +37,8 @@ class GraderFile:
     cases: list[TestCase]
     mistakes: tuple[Mistake, ...]
     properties: frozenset[str] = frozenset()
-    """the messages of its questions' properties (the text's facts a wrong answer breaks): fixed sentences"""
+    """fixed sentences a failure may carry as its explanation: its questions' properties (the text's facts a wrong
+    answer breaks) and what a weak test's source shows (:data:`~reading_maths.kit.strength_case.HABITS`)"""
 
     @property
     def max_score(self) -> float:
@@ -128,7 +130,7 @@ class GraderFile:
         catalogue = {m.name: m.message for m in self.mistakes}
         said = catalogue.get(getattr(failed, "mistake", None) or "", "a hidden check failed.")
         fact = getattr(failed, "explanation", None)
-        said = fact if fact in self.properties else said
+        said = f"{said} {fact}" if fact in HABITS else fact if fact in self.properties else said
         if detail in SHAPE_PHRASES and getattr(failed, "mistake", None) == "wrong-shape":
             said = f"the result {detail}."
         return f"{where}: {said}"
@@ -187,4 +189,5 @@ def load_grader(path: Path) -> GraderFile:
                 mistakes.setdefault(item.name, item)
     question, cases = _cases(namespace, Path(path))
     properties = frozenset(p.message for v in namespace.values() if isinstance(v, Question) for p in v.properties)
+    properties |= frozenset(HABITS)
     return GraderFile(Path(path), question, cases, tuple(mistakes.values()), properties)

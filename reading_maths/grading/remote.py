@@ -20,6 +20,7 @@ from pathlib import Path
 from reading_maths.course import shown_path
 from reading_maths.grading.engine import Settings
 from reading_maths.inputs import read_regular
+from reading_maths.kit.reference import SECRET_FILE, course_secret, keep_secret
 from reading_maths.results import GradeResult
 
 _versions: dict[Path, tuple] = {}
@@ -51,7 +52,7 @@ def _worker_sandbox(allow_unsafe: bool, limits):
 
 
 def grade_bytes(data: bytes, path: str, shown: str, settings: Settings, course: str,
-                assignment: str | None) -> GradeResult:
+                assignment: str | None, secret: bytes | None = None) -> GradeResult:
     """On a worker: grade one notebook given as bytes; the result is the driver's notebook at ``path``, its
     messages name it ``shown``, as the driver's own would.
 
@@ -61,6 +62,8 @@ def grade_bytes(data: bytes, path: str, shown: str, settings: Settings, course: 
     from reading_maths.grading.batch import grade_one
 
     root = Path(os.environ.get("READING_MATHS_COURSE") or course)
+    if secret is not None:
+        adopt_secret(root, secret)
     _refresh(root)
     settings = replace(settings, sandbox=_worker_sandbox(not settings.sandbox.isolated, settings.sandbox.limits))
     with tempfile.TemporaryDirectory(prefix="reading-maths-task-") as folder:
@@ -69,6 +72,16 @@ def grade_bytes(data: bytes, path: str, shown: str, settings: Settings, course: 
         result = grade_one(copy, settings, root, assignment, shown)
     result.notebook = path
     return result
+
+
+def adopt_secret(root: Path, secret: bytes) -> None:
+    """Give the worker's course the driver's secret (its hidden random inputs are the driver's); a course that has
+    another is refused, never graded with other inputs."""
+    path = root / SECRET_FILE
+    keep_secret(root, secret)
+    if path.read_bytes() != secret:
+        raise RuntimeError(f"this worker's course at {root} has another {SECRET_FILE} than the driver's: copy the "
+                           "driver's, or its hidden inputs differ")
 
 
 def graded_on_cluster(paths: list[Path], settings: Settings, address: str, root: Path,
@@ -80,6 +93,8 @@ def graded_on_cluster(paths: list[Path], settings: Settings, address: str, root:
     from reading_maths.grading.batch import failed_to_grade
 
     batch = uuid.uuid4().hex[:8]
+    course_secret(root)
+    secret = (root / SECRET_FILE).read_bytes()  # every worker draws the course's own hidden inputs
     with Client(address, timeout="30s") as client:
         futures = {}
         for i, p in enumerate(paths):
@@ -90,7 +105,7 @@ def graded_on_cluster(paths: list[Path], settings: Settings, address: str, root:
                                          exc.strerror or str(exc))
                 continue
             futures[client.submit(grade_bytes, data, str(p), shown_path(p, root), settings, str(root), assignment,
-                                  key=f"reading-maths-grade-{batch}-{i}", pure=False, retries=1)] = i
+                                  secret, key=f"reading-maths-grade-{batch}-{i}", pure=False, retries=1)] = i
         for future in as_completed(futures):
             try:
                 yield futures[future], future.result()

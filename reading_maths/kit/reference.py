@@ -62,16 +62,7 @@ def course_secret(root: Path) -> tuple[int, ...]:
     """The secret of the course at ``root`` as 32-bit words, made (256 random bits) if it has none."""
     path = Path(root) / SECRET_FILE
     if not path.exists():
-        draft = path.with_name(f".{SECRET_FILE}.{os.getpid()}")
-        try:
-            descriptor = os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
-            with os.fdopen(descriptor, "wb") as out:
-                out.write(secrets.token_bytes(32))
-            with contextlib.suppress(FileExistsError):  # another process made it first: theirs counts
-                os.link(draft, path)
-        finally:
-            with contextlib.suppress(OSError):
-                os.unlink(draft)
+        keep_secret(Path(root), secrets.token_bytes(32))
     data = path.read_bytes()
     if len(data) < 16:
         raise ValueError(f"{path} is not a course secret (fewer than 16 bytes): delete it to make a new one")
@@ -96,6 +87,22 @@ def reference_of(root: Path, assignment: str) -> SimpleNamespace:
             linecache.cache[filename] = (len(source), None, source.splitlines(keepends=True), filename)
             exec(compile(source, filename, "exec"), namespace)  # noqa: S102 - the instructor's own notebook
     return SimpleNamespace(**{k: v for k, v in namespace.items() if not k.startswith("__")})
+
+
+def keep_secret(root: Path, data: bytes) -> None:
+    """Make ``data`` the secret of the course at ``root`` unless it has one (atomically: a file that appears is
+    whole; when two processes race, the first one's counts)."""
+    path = root / SECRET_FILE
+    draft = path.with_name(f".{SECRET_FILE}.{os.getpid()}")
+    try:
+        descriptor = os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+        with os.fdopen(descriptor, "wb") as out:
+            out.write(data)
+        with contextlib.suppress(FileExistsError):
+            os.link(draft, path)
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(draft)
 
 
 def hidden_rng(seed: int | tuple[int, ...], case: str) -> np.random.Generator:

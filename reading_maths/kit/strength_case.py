@@ -26,6 +26,14 @@ ADVICE = ("A strong test checks the values of the hand-worked example, not only 
           "parameters that are not all ones and zeros.")
 
 
+ASSERTS_NOTHING = "Your test asserts nothing: it passes whatever the implementation computes."
+ASSERTS_A_CONSTANT = ("Your test only asserts a constant (`assert True`): it passes whatever the implementation "
+                      "computes.")
+ONLY_SHAPES = "Your test only checks the shape of the result: a wrong formula of the right shape passes it."
+HABITS = (ASSERTS_NOTHING, ASSERTS_A_CONSTANT, ONLY_SHAPES)
+"""What :func:`test_habits` can say (fixed sentences: the hidden run may repeat them)."""
+
+
 def test_habits(source: str) -> str | None:
     """What a weak test's source shows: no assert at all, asserts of constants only, or shapes only."""
     try:
@@ -35,12 +43,12 @@ def test_habits(source: str) -> str | None:
     asserts = [n for n in ast.walk(tree) if isinstance(n, ast.Assert)]
     checks = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and "assert" in ast.unparse(n.func).lower()]
     if not asserts and not checks:
-        return "Your test asserts nothing: it passes whatever the implementation computes."
+        return ASSERTS_NOTHING
     if not checks and all(isinstance(a.test, ast.Constant) for a in asserts):
-        return "Your test only asserts a constant (`assert True`): it passes whatever the implementation computes."
+        return ASSERTS_A_CONSTANT
     texts = [ast.unparse(n) for n in asserts + checks]
     if all("shape" in t or "len(" in t or "ndim" in t for t in texts):
-        return "Your test only checks the shape of the result: a wrong formula of the right shape passes it."
+        return ONLY_SHAPES
     return None
 
 
@@ -92,8 +100,9 @@ def strong(e: _Entry, threshold: float, seed: tuple[int, ...]) -> None:
         lines.append(f"{found.not_tried} mutants were not tried: the trials of one entry may take {BUDGET:g} s in "
                      "all, and your test is too slow to try them all.")
     lines.append(ADVICE)
-    raise failure("weak-test",
-        " ".join(lines))
+    failed = failure("weak-test", " ".join(lines))
+    failed.explanation = habit  # what its source shows: a fixed sentence, said in the hidden run too
+    raise failed
 
 
 def _source(test: Any) -> str:

@@ -94,7 +94,7 @@ def _times_section(data: ReportData) -> list[str]:
     if not data.time_disagreements:
         return [*head, "<p>None: every collected submission's own times agree with the recorded one "
                 "(within a minute).</p>"]
-    rows = [[t.assignment, t.student, f"{t.recorded} ({t.source})",
+    rows: list[list[object]] = [[t.assignment, t.student, f"{t.recorded} ({t.source})",
              "; ".join(f"{where}: {said}" for where, said in t.claimed.items())] for t in data.time_disagreements]
     return [*head, ("<p>The late penalty follows the recorded time, which the student cannot set; the student "
                     "wrote another (a back-dated exchange entry, or a clock that was wrong).</p>"),

@@ -25,6 +25,7 @@ from classroom.builder import answered
 from reading_maths.grading.graderfile import load_grader
 from reading_maths.kit.question import SHAPE_PHRASES
 from reading_maths.kit.reference import reference_of
+from reading_maths.kit.strength_case import HABITS
 from reading_maths.notebook import grade_id
 from reading_maths.sandbox.disclosure import public_now
 
@@ -221,6 +222,7 @@ def unclosed_messages(result: dict, root: Path) -> list[str]:
         source = _shape_of(grader.path.read_text(encoding="utf-8"))
         said = {m.message for m in grader.mistakes} | set(grader.properties) | {"a hidden check failed.",
                "a hidden check could not judge your answer."} | {f"the result {p}." for p in SHAPE_PHRASES}
+        said |= {f"{m.message} {habit}" for m in grader.mistakes for habit in HABITS}
         for case in question["cases"]:
             message = case["message"]
             if not case.get("hidden_run") or case["passed"] or not message:
