@@ -98,6 +98,15 @@ def report(course: Path) -> tuple[str, dict, str]:
         (course / "reports" / "report.html").read_text()
 
 
+def _course(course: Path) -> Path:
+    """A copy of the course (sources, graders, configuration)."""
+    course.mkdir()
+    for name in ("source", "graders"):
+        shutil.copytree(ROOT / name, course / name)
+    shutil.copy(ROOT / "nbgrader_config.py", course / "nbgrader_config.py")
+    return course
+
+
 @pytest.fixture(scope="module", params=MODES)
 def who(request) -> str:
     return request.param
@@ -106,11 +115,7 @@ def who(request) -> str:
 def test_a_backdated_entry_gets_the_late_penalty(who, tmp_path):
     """Honest first (due tomorrow: no penalty, no warning); then the deadline passes and the same student
     hands in an entry named four days back, with a forged timestamp.txt and back-dated mtimes."""
-    course = tmp_path / "course"
-    course.mkdir()
-    for name in ("source", "graders"):
-        shutil.copytree(ROOT / name, course / name)
-    shutil.copy(ROOT / "nbgrader_config.py", course / "nbgrader_config.py")
+    course = _course(tmp_path / "course")
     now = datetime.now(UTC).replace(tzinfo=None)
     set_due(course, now + timedelta(days=1))
     # a shared exchange as the hub lays it out, reachable by the student's account
@@ -197,11 +202,7 @@ def git(*args: str, cwd: Path, when: str | None = None) -> None:
 
 def test_gather_takes_the_time_of_gathering_not_the_commits(tmp_path):
     """A commit dated four days back, gathered a day after the deadline, is late; gathered before it, on time."""
-    course = tmp_path / "course"
-    course.mkdir()
-    for name in ("source", "graders"):
-        shutil.copytree(ROOT / name, course / name)
-    shutil.copy(ROOT / "nbgrader_config.py", course / "nbgrader_config.py")
+    course = _course(tmp_path / "course")
     now = datetime.now(UTC).replace(tzinfo=None)
     set_due(course, now + timedelta(days=1))
     repo = tmp_path / "work"
