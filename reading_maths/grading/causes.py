@@ -128,6 +128,19 @@ class Notebook:
         return (f" The grading environment has no `{top}`: use only the modules listed at the top of the notebook "
                 f"({', '.join(GRADING_MODULES)} and Python's standard library).")
 
+    def redefined_below(self, names: list[str], place: int) -> list[str]:
+        """A note for each of ``names`` that a cell below the grade cell at ``place`` defines again: the question is
+        graded on the draft above (nbgrader's semantics), and the student should know why."""
+        notes = []
+        for name in names:
+            below = next((c for c in self.cells if c.index > place and name in self._defines[c.index]), None)
+            if below is not None:
+                notes.append(f"Graded as `{name}` stood at this question's grade cell; {below.label}, below it, "
+                             f"defines `{name}` again. Grading runs the notebook from the top and grades each "
+                             "question at its grade cell, so a fix written below it is not seen: move it up, into "
+                             "the answer cell.")
+        return notes
+
     def undefined_used(self, names: list[str], place: int | None) -> list[str]:
         """Names the cells defining ``names`` read but no cell above ``place`` that ran defines."""
         above = [c for c in self.cells if place is None or c.index < place]
@@ -148,4 +161,6 @@ def explain(result: QuestionResult, names: list[str], place: int | None, first: 
     elif any("raised NameError" in c.message for c in result.cases if not c.passed):
         causes = [notebook.cause(n, place) for n in notebook.undefined_used(names, place)]
         result.problem = " ".join(c for c in causes if c)
+    if result.score < result.max_score and place is not None:
+        result.notes += notebook.redefined_below(names, place)
     result.notes = list(dict.fromkeys(result.notes))
