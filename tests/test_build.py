@@ -297,7 +297,7 @@ def check_nothing():
 
 def test_dead_arithmetic_is_too_little_to_judge_not_full_marks():
     found = _judge(dead_arithmetic, check_nothing, _entry({"x": [2.0, -3.0]}))
-    assert found.mutants >= 4 and found.equivalent == found.mutants and found.share == 0.0  # once: full marks
+    assert found.mutants >= 4 and found.changed == 0 and found.share == 0.0  # once: full marks
 
 
 def looping(x):
@@ -315,7 +315,7 @@ def check_looping():
 
 def test_a_mutant_that_never_ends_is_stopped_and_counts_as_killed():
     found = _judge(looping, check_looping, _entry({"x": 2.0}))
-    assert found.killed == found.counted > 0 and found.limit == 2.0
+    assert found.killed == found.counted - 1 > 0 and found.limit == 2.0  # all but the pinned: it checks one input
 
 
 def test_probes_keep_kinds_labels_and_infinities_and_grow_the_declared_shapes():

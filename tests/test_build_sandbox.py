@@ -42,6 +42,20 @@ sys.modules["__main__"]._locate = lambda namespace, name: {"event": "located", "
                                                            "function": "strong_looking_function"}
 '''
 WEAK_TEST_2 = "\n\ndef test_2():\n    implementation_2([[3.0, 4.0]], [1.0, 1.0])\n"
+TWIN_TEST_1 = '''
+
+
+def gelu_again(values):  # the same computation written again, under another name: a copy as the oracle
+    import math
+    return np.array([0.5 * v * (1 + math.tanh(math.sqrt(2 / math.pi) * (v + 0.044715 * v ** 3))) for v in values])
+
+
+def test_1():
+    for x in ([0.3, -2.0], [1.5, 4.0, -0.25]):
+        assert np.allclose(implementation_1(x), gelu_again(x))
+'''
+EXAMPLE_ONLY_TEST_2 = ("\n\ndef test_2():\n    assert np.allclose(implementation_2([[3.0, 4.0], [1.0, -1.0]], "
+                       "[1.0, 0.5], eps=0.0), [[0.8485, 0.5657], [1.0, -0.5]], atol=1e-3)\n")
 BROKEN_IMPLEMENTATION_3 = ("\n\ndef implementation_3(mu1, sigma1, mu2, sigma2):\n"
                            "    return np.log(np.asarray(sigma2) / sigma1) + undefined_name\n")
 
@@ -103,6 +117,8 @@ def notebooks(tmp_path_factory):
         "weak-and-broken": _notebook(tmp, "weak-and-broken", {"meanings_2": WEAK_TEST_2,
                                                               "meanings_3": BROKEN_IMPLEMENTATION_3}),
         "keeps-a-file": _notebook(tmp, "keeps-a-file", {"meanings_1": KEEPS_A_FILE}),
+        "twin-and-example-only": _notebook(tmp, "twin-and-example-only", {"meanings_1": TWIN_TEST_1,
+                                                                          "meanings_2": EXAMPLE_ONLY_TEST_2}),
     }
 
 
@@ -117,6 +133,10 @@ def test_the_sandbox_and_the_in_process_driver_agree(notebooks):
             entry_2, entry_3 = result.question("entry_2"), result.question("entry_3")
             assert entry_2.score == 11 - 4 and any("Your test asserts nothing" in f for f in entry_2.feedback)
             assert any("raised NameError" in f for f in entry_3.feedback) and entry_3.score < 11 - 4
+        if name == "twin-and-example-only":  # strength is what the test adds beyond the example and a copy
+            entry_1, entry_2 = result.question("entry_1"), result.question("entry_2")
+            assert entry_1.score == 11 - 4 and "test-compares-with-a-copy" in entry_1.mistakes, entry_1.feedback
+            assert entry_2.score == 11 - 2 and "test-checks-only-the-example" in entry_2.mistakes, entry_2.feedback
 
 
 def test_a_test_that_keeps_a_file_gains_nothing(notebooks):

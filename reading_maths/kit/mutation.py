@@ -121,19 +121,21 @@ def _sites(fn: ast.FunctionDef) -> list[tuple[int, int, str]]:
     return sites
 
 
-def _mutate(fn: ast.FunctionDef, number: int, change: int) -> str:
-    """The source of ``fn`` with change ``change`` made to its node ``number`` (in ``ast.walk`` order)."""
+def _mutate(fn: ast.FunctionDef, *made: tuple[int, int]) -> str:
+    """The source of ``fn`` with each change ``(node number, change number)`` of ``made`` made (nodes numbered
+    in ``ast.walk`` order of ``fn``, breadth first: the deepest changed first, so that an outer change keeps an
+    inner one, or drops it with the part it drops)."""
     tree = copy.deepcopy(fn)
     nodes = list(ast.walk(tree))
-    target = nodes[number]
-    build = [make for _, make in _changes(target)][change]
-    replacement = build(target)
-    for parent in nodes:
-        for field, value in ast.iter_fields(parent):
-            if value is target:
-                setattr(parent, field, replacement)
-            elif isinstance(value, list) and any(v is target for v in value):
-                setattr(parent, field, [replacement if v is target else v for v in value])
+    for number, change in sorted(made, reverse=True):
+        target = nodes[number]
+        replacement = [make for _, make in _changes(target)][change](target)
+        for parent in nodes:
+            for field, value in ast.iter_fields(parent):
+                if value is target:
+                    setattr(parent, field, replacement)
+                elif isinstance(value, list) and any(v is target for v in value):
+                    setattr(parent, field, [replacement if v is target else v for v in value])
     return ast.unparse(ast.fix_missing_locations(tree)) + "\n"
 
 
@@ -144,17 +146,33 @@ def mutants(source: str, limit: int = MAX_MUTANTS) -> list[Mutant]:
     text equals the original's (a change that changes nothing) are left out.
     """
     fn = parse_function(source)
-    original = ast.unparse(fn) + "\n"
     sites = _sites(fn)
     if len(sites) > limit:
         sites = [sites[round(i * (len(sites) - 1) / (limit - 1))] for i in range(limit)]
+    return _made(fn, [((number, change),) for number, change, _ in sites], {(n, c): d for n, c, d in sites})
+
+
+def pairs(source: str, limit: int) -> list[Mutant]:
+    """Up to ``limit`` mutants of two changes each (two constants, or a constant and an operator, say), taken
+    from every site of the function, the nearest sites first: the changes that can cancel on one input."""
+    fn = parse_function(source)
+    sites = _sites(fn)
+    chosen = sorted(((a, b) for i, a in enumerate(sites) for b in sites[i + 1:] if a[0] != b[0]),
+                    key=lambda ab: abs(ab[0][0] - ab[1][0]))[:limit]
+    described = {(n, c): d for n, c, d in sites}
+    return _made(fn, [((a[0], a[1]), (b[0], b[1])) for a, b in chosen], described)
+
+
+def _made(fn: ast.FunctionDef, changes: list[tuple[tuple[int, int], ...]], described: dict) -> list[Mutant]:
+    """The mutants of ``fn`` with each group of ``changes`` made, each once, none equal to ``fn``'s own text."""
+    original = ast.unparse(fn) + "\n"
     found: dict[str, Mutant] = {}
-    for number, change, description in sites:
+    for made in changes:
         try:
-            text = _mutate(fn, number, change)
+            text = _mutate(fn, *made)
         except (ValueError, TypeError, RecursionError):
             continue
         if text != original and text not in found:
-            found[text] = Mutant(description, text)
+            found[text] = Mutant("; ".join(described[m] for m in made), text)
     return list(found.values())
 

@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from reading_maths.kit.blind_spots import pinned, search
 from reading_maths.kit.decoys import decoys
 from reading_maths.kit.mutation import Mutant, mutants, parse_function
 from reading_maths.kit.probes import probes
@@ -65,17 +66,40 @@ class Strength:
     """the limit a run on a decoy was stopped at: the test is too slow to be judged"""
     limit: float = MUTANT_LIMIT
     """seconds each run on a mutant was given"""
+    blind: int = 0
+    """counted mutants that give the example's output (the pinned one among them): only a check beyond the
+    example kills them (:mod:`reading_maths.kit.blind_spots`)"""
+    blind_killed: int = 0
+    pinned: bool = False
+    """the pool holds the pinned mutant (always counted, never equivalent)"""
+    pinned_killed: bool = False
+    """the test kills the implementation changed on every input but the example's"""
+    twins: list[str] = field(default_factory=list)
+    """the functions the test compares with that behave like the implementation (copies used as oracles)"""
+    twins_unknown: bool = False
+    """whether the test compares with a copy could not be told (a call ran past its limit)"""
 
     @property
     def counted(self) -> int:
         return self.mutants - self.equivalent
 
     @property
+    def changed(self) -> int:
+        """The counted mutants made from the implementation's own computation (not the pinned one)."""
+        return self.counted - self.pinned
+
+    @property
     def share(self) -> float:
         """The share of the counted mutants the test killed (0 when too few count to judge the test)."""
-        if self.decoy_failed or self.decoy_timed_out or self.test_failed or self.counted < MIN_JUDGED:
+        if self.decoy_failed or self.decoy_timed_out or self.test_failed or self.changed < MIN_JUDGED:
             return 0.0
         return self.killed / self.counted
+
+    @property
+    def blind_share(self) -> float:
+        """The share of the blind mutants killed, none at all unless the pinned one is (what the test adds
+        beyond the example)."""
+        return self.blind_killed / self.blind if self.blind and self.pinned_killed else 0.0
 
 
 def agree(a: tuple[str, Any], b: tuple[str, Any]) -> bool:
@@ -122,8 +146,15 @@ def judge(implementation: Any, test: Any, entry: dict[str, Any], rng: np.random.
     result.limit = max(MUTANT_LIMIT, SLOWDOWN * (time.monotonic() - started))
     inputs = probes(entry, rng)
     originals = [_outcome(lambda kw=kw: implementation(**kw)) for kw in inputs]
+    looked = search(implementation, test, source, inputs, originals, agree)
+    result.twins, result.twins_unknown = looked.twins, looked.unjudged
+    if looked.twins or looked.unjudged:
+        return result
     found = mutants(source)
-    result.mutants = len(found)
+    known = {m.source for m in found}
+    pin = pinned(source, entry["inputs"])
+    found += [m for m in looked.blind if m.source not in known] + [pin]
+    result.mutants, result.pinned = len(found), True
     trials = [(True, d) for d in decoys(source)] + [(False, m) for m in found]
     random.Random(int(rng.integers(2**32))).shuffle(trials)
     calls = [(implementation, kw) for kw in inputs] + [(test, {})]
@@ -139,20 +170,31 @@ def judge(implementation: Any, test: Any, entry: dict[str, Any], rng: np.random.
             if decoy and tested[0] != "value":
                 result.decoy_failed = trial.description
                 return result
-            if not decoy and all(agree(o, r) for o, r in zip(outputs, originals, strict=True)):
+            if not decoy and trial is not pin and all(agree(o, r) for o, r in zip(outputs, originals, strict=True)):
                 result.equivalent += 1
-            elif not decoy and tested[0] != "value":
-                result.killed += 1
             elif not decoy:
-                survivors.append(trial)
+                blind = trial is pin or (bool(outputs) and agree(outputs[0], originals[0]))
+                killed = tested[0] != "value"
+                result.blind += blind
+                result.killed += killed
+                result.blind_killed += blind and killed
+                result.pinned_killed |= trial is pin and killed
+                if not killed:
+                    survivors.append(trial)
             if time.monotonic() > deadline:
                 left = [m for d, m in trials[number + 1:] if not d]
                 result.not_tried, survivors = len(left), survivors + left
                 break
     finally:
         outcomes.close()
-    result.survivors = sorted((m.description for m in survivors), key=lambda d: int(d.split(":")[0][5:]))
+    result.survivors = sorted((m.description for m in survivors), key=_line)
     return result
+
+
+def _line(description: str) -> int:
+    """The line a mutant's change is on (``line 3: ...``); the pinned mutant, which changes none, last."""
+    head = description.split(":", 1)[0]
+    return int(head[5:]) if head.startswith("line ") and head[5:].isdigit() else 10**6
 
 
 _CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()

@@ -21,6 +21,9 @@ if TYPE_CHECKING:
 
 THRESHOLDS = (0.5, 0.7, 0.85, 1.0)
 """A strength case passes when the test kills at least this share of the mutants that count."""
+BEYOND = 0.85
+"""From this threshold on, the test must also kill that share of the blind mutants (the example's output
+unchanged), the pinned one always: what it adds beyond the hand-worked example."""
 ADVICE = ("A strong test checks the values of the hand-worked example, not only that the function runs or the "
           "shape of what it returns, and pushes to the extremes: a batch of several rows, a large or a zero input, "
           "parameters that are not all ones and zeros.")
@@ -30,7 +33,13 @@ ASSERTS_NOTHING = "Your test asserts nothing: it passes whatever the implementat
 ASSERTS_A_CONSTANT = ("Your test only asserts a constant (`assert True`): it passes whatever the implementation "
                       "computes.")
 ONLY_SHAPES = "Your test only checks the shape of the result: a wrong formula of the right shape passes it."
-HABITS = (ASSERTS_NOTHING, ASSERTS_A_CONSTANT, ONLY_SHAPES)
+ONLY_THE_EXAMPLE = ("Your test checks nothing your hand-worked example does not (that earns its own point): an "
+                    "implementation right on your example and wrong elsewhere passes it. Check a second case worked "
+                    "by hand, or a property the equation implies, on other inputs.")
+COPY = ("A copy of the implementation shares every mistake it has, so comparing with one proves nothing, and mutants "
+        "change only the graded function: a test that compares with a copy earns no strength points. Compare with "
+        "values worked by hand, or with properties the equation implies.")
+HABITS = (ASSERTS_NOTHING, ASSERTS_A_CONSTANT, ONLY_SHAPES, ONLY_THE_EXAMPLE, COPY)
 """What :func:`test_habits` can say (fixed sentences: the hidden run may repeat them)."""
 
 
@@ -69,6 +78,14 @@ def strong(e: _Entry, threshold: float, seed: tuple[int, ...]) -> None:
         raise failure("test-fails",
             f"{e.name}: your test fails on your own implementation, so it cannot judge altered "
             "copies of it: make it pass first.")
+    if found.twins or found.twins_unknown:
+        copied = failure("test-compares-with-a-copy",
+            f"{e.name}: your test compares your implementation with `{found.twins[0]}`, which computes the same "
+            f"thing. {COPY}" if found.twins else
+            f"{e.name}: a function your test calls ran past its limit when given your implementation's inputs, "
+            f"so whether your test compares the implementation with a copy of itself could not be told. {COPY}")
+        copied.explanation = COPY
+        raise copied
     if found.decoy_timed_out:
         raise failure("test-too-slow",
             f"{e.name}: your test was stopped after {found.decoy_timed_out:g} s, the time limit of "
@@ -80,14 +97,20 @@ def strong(e: _Entry, threshold: float, seed: tuple[int, ...]) -> None:
             f"same thing, written differently ({found.decoy_failed}), so it judges how the function "
             "is written (its source, its bytecode, its identity), not what it computes: it earns no "
             "strength points. Test the outputs.")
-    if found.counted < MIN_JUDGED:
+    if found.changed < MIN_JUDGED:
         raise failure("too-little-to-mutate",
-            f"{e.name}: too little to mutate: write the computation out. Only {found.counted} of "
-            f"the {found.mutants} mutants of your implementation compute something different, so "
+            f"{e.name}: too little to mutate: write the computation out. Only {found.changed} of "
+            f"the {found.mutants - found.pinned} mutants of your implementation compute something different, so "
             "your test cannot be judged; write the equation's computation in the function itself, "
             "not in another function it calls, and without code that does nothing.")
-    if found.share >= threshold:
+    if found.share >= threshold and (threshold < BEYOND or found.blind_share >= threshold):
         return
+    if found.share >= threshold:
+        blind = failure("test-checks-only-the-example",
+            f"{e.name}: your test caught {found.blind_killed} of the {found.blind} changes to your implementation "
+            f"that leave your example's output as it is but are wrong on other inputs. {ONLY_THE_EXAMPLE}")
+        blind.explanation = ONLY_THE_EXAMPLE
+        raise blind
     steps = ", ".join(f"{t:.0%}" for t in THRESHOLDS[:-1]) + f" and {THRESHOLDS[-1]:.0%}"
     lines = [f"{e.name}: your test caught {found.killed} of the {found.counted} mutants of your implementation "
              f"({found.share:.0%}); it earns a point at each of {steps}."]

@@ -29,7 +29,7 @@ import signal
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Generator
 from concurrent.futures import ThreadPoolExecutor
 from types import CodeType
 from typing import Any
@@ -52,7 +52,7 @@ for _number in range(WORKERS):
 
 
 def run_fresh(implementation: Any, calls: list[tuple[Any, dict]], runs: list[tuple[str, float]]
-              ) -> Iterator[list[Outcome]]:
+              ) -> Generator[list[Outcome], None, None]:
     """Each run ``(replacement, limit)`` in a fresh trial: the program of ``implementation`` again, with
     ``replacement`` for its ``def``, then each call ``(function, kwargs)`` of ``calls`` (functions of the same
     program) with at most ``limit`` seconds each.  Yields each run's outcomes in order; the runs not yet

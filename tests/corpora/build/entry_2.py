@@ -200,3 +200,85 @@ FRESH_LABEL_SMOOTHING = {
 
 RIGHT["fresh-label-smoothing-varepsilon-prime"] = _entry(FRESH_LABEL_SMOOTHING, fresh_smooth_labels,
                                                          test_fresh_smooth_labels)
+
+
+# -- strength bought: a copy of the implementation as the oracle, or nothing beyond the example ----------
+
+
+def batch_norm_again(x, gamma, beta, eps=1e-5):  # the same computation, written another way: a twin
+    x = np.asarray(x, dtype=float)
+    centred = x - x.sum(axis=0) / len(x)
+    return gamma * centred / np.sqrt((centred**2).mean(axis=0) + eps) + beta
+
+
+def test_against_a_twin():
+    rng = np.random.default_rng(3)
+    for _ in range(5):
+        x, g, b = rng.normal(size=(4, 3)), rng.normal(size=3), rng.normal(size=3)
+        assert np.allclose(batch_norm(x, g, b), batch_norm_again(x, g, b))
+
+
+def test_against_a_twin_inside_the_test():
+    def expected(batch, scale, shift):  # the twin lives in the test, positional, other names
+        batch = np.asarray(batch, dtype=float)
+        return scale * (batch - batch.mean(0)) / np.sqrt(batch.var(0) + 1e-5) + shift
+
+    x = np.array([[1.0, 2.0, 0.5], [3.0, -1.0, 2.0], [0.0, 4.0, 1.0]])
+    assert np.allclose(batch_norm(x, [1.0, 2.0, 3.0], [0.0, 1.0, -1.0]), expected(x, [1.0, 2.0, 3.0], [0.0, 1.0, -1.0]))
+
+
+def test_against_a_lambda_twin_with_noise():
+    noisy = lambda x, gamma, beta: batch_norm_again(x, gamma, beta) * 1.004  # noqa: E731 - hidden by a lambda
+    x = np.array([[1.0, 2.0], [3.0, 5.0], [-2.0, 0.0]])
+    assert np.allclose(batch_norm(x, [2.0, 1.0], [1.0, 0.0]), noisy(x, [2.0, 1.0], [1.0, 0.0]), rtol=0.01)
+
+
+class _Reference:
+    def __call__(self, x, gamma, beta, eps=1e-5):
+        return batch_norm_again(x, gamma, beta, eps)
+
+
+def test_against_a_twin_in_a_class():
+    x = np.array([[0.0, 1.0], [2.0, 5.0], [1.0, -1.0]])
+    assert np.allclose(batch_norm(x, [1.0, 3.0], [0.5, 0.0]), _Reference()(x, [1.0, 3.0], [0.5, 0.0]))
+
+
+def test_batch_norm_example_only():
+    assert np.allclose(batch_norm([[1.0, 2.0], [3.0, 6.0]], [1.0, 2.0], [0.0, 0.5], eps=0.0),
+                       [[-1.0, -1.5], [1.0, 2.5]])
+
+
+def test_batch_norm_example_twice_written():
+    out = batch_norm(np.array([[1.0, 2.0], [3.0, 6.0]]), np.array([1.0, 2.0]), np.array([0.0, 0.5]), eps=0.0)
+    assert out.shape == (2, 2) and abs(out[0, 0] + 1.0) < 1e-3 and abs(out[1, 1] - 2.5) < 1e-3
+    np.testing.assert_allclose(out, [[-1.0, -1.5], [1.0, 2.5]], atol=1e-3)
+
+
+def test_batch_norm_against_a_library_and_a_second_case():  # numpy's own std is no copy of the implementation
+    x = np.array([[1.0, 2.0, 0.5], [3.0, -1.0, 2.0], [0.0, 4.0, 1.0]])
+    g, b = np.array([1.0, 2.0, 3.0]), np.array([0.0, 1.0, -1.0])
+    assert np.allclose(batch_norm(x, g, b, eps=0.0), g * (x - x.mean(0)) / x.std(0) + b)
+    assert np.allclose(batch_norm([[0.0], [2.0]], [1.0], [0.0], eps=0.0), [[-1.0], [1.0]])
+
+
+WRONG |= {
+    "batch-norm-test-against-a-twin": (_entry(BATCH_NORM, batch_norm, test_against_a_twin),
+                                       "test-compares-with-a-copy"),
+    "batch-norm-twin-inside-the-test": (_entry(BATCH_NORM, batch_norm, test_against_a_twin_inside_the_test),
+                                        "test-compares-with-a-copy"),
+    "batch-norm-lambda-twin-with-noise": (_entry(BATCH_NORM, batch_norm, test_against_a_lambda_twin_with_noise),
+                                          "test-compares-with-a-copy"),
+    "batch-norm-twin-in-a-class": (_entry(BATCH_NORM, batch_norm, test_against_a_twin_in_a_class),
+                                   "test-compares-with-a-copy"),
+    "batch-norm-test-checks-only-the-example": (_entry(BATCH_NORM, batch_norm, test_batch_norm_example_only),
+                                                "test-checks-only-the-example"),
+    "batch-norm-example-checked-three-ways": (_entry(BATCH_NORM, batch_norm, test_batch_norm_example_twice_written),
+                                              "test-checks-only-the-example"),
+}
+SCORES = {  # out of 11: a copy as the oracle earns no strength; the example alone, only the lower thresholds
+    "batch-norm-test-against-a-twin": 7, "batch-norm-twin-inside-the-test": 7, "batch-norm-lambda-twin-with-noise": 7,
+    "batch-norm-twin-in-a-class": 7, "batch-norm-test-checks-only-the-example": 9,
+    "batch-norm-example-checked-three-ways": 9,
+}
+RIGHT["batch-norm-against-numpy-std-and-a-second-case"] = _entry(BATCH_NORM, batch_norm,
+                                                                 test_batch_norm_against_a_library_and_a_second_case)
