@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from reading_maths.kit.mutation import Mutant, mutants, pairs, parse_function
+from reading_maths.kit.oracle_copies import Twins, read_twins
 from reading_maths.sandbox.rerun import run_fresh
 
 SINGLES = 120
@@ -37,7 +38,7 @@ CHUNK = 60
 """Candidates of the search (single and paired changes), and how many one call of the search trial tries."""
 BLIND = 6
 """Blind mutants the search adds to the pool at most (the pinned one besides)."""
-SEARCH_LIMIT = 10.0
+SEARCH_LIMIT = 20.0
 SECONDS = 0.25
 """Seconds each call of the search trial may take; CPU seconds each candidate may take on one probe."""
 CALLS = 5
@@ -54,25 +55,35 @@ class _RmSlow(BaseException):
 
 
 def _rm_search(step, probes, start, space):
-    import copy, inspect, signal, sys
+    import copy, gc, hashlib, inspect, signal, sys, types
     import numpy
-    state = _rm_search.__dict__.setdefault("state", {"calls": {}, "open": {}, "depth": [0], "profiler": None})
+    state = _rm_search.__dict__.setdefault("state", {"calls": {}, "open": {}, "depth": [0], "profiler": None,
+                                                     "reachable": set()})
     calls, pending, depth, original = state["calls"], state["open"], state["depth"], _rm_original.__code__
 
     def ours(code):
         return code is original or code.co_name.startswith("_rm_") or "_rm_step" in code.co_varnames
 
+    def key(code):
+        return (code.co_qualname, hashlib.sha1(code.co_code).hexdigest())
+
+    def arguments(code):
+        count = code.co_argcount + code.co_kwonlyargcount + bool(code.co_flags & 4) + bool(code.co_flags & 8)
+        return code.co_varnames[:count]
+
     def profiler(frame, event, arg):
         code = frame.f_code
         if code is original:
             depth[0] += 1 if event == "call" else -1 if event == "return" else 0
-        elif event == "call" and frame.f_globals is space and depth[0] == 0 and not ours(code):
+        elif (event == "call" and frame.f_globals is space and depth[0] == 0 and not ours(code)
+              and (code.co_name == "<lambda>" or not code.co_name.startswith("<"))):
             made = calls.setdefault(code, [])
             if len(made) < _RM_CALLS:
+                given = {name: frame.f_locals[name] for name in arguments(code) if name in frame.f_locals}
                 try:
-                    given = copy.deepcopy(dict(frame.f_locals))
+                    given = copy.deepcopy(given)
                 except Exception:
-                    given = dict(frame.f_locals)
+                    pass
                 made.append([given, None])
                 pending[id(frame)] = made[-1]
         elif event == "return" and id(frame) in pending:
@@ -111,7 +122,16 @@ def _rm_search(step, probes, start, space):
         timed = True
     except ValueError:
         timed = False
+    def reach(code):
+        state["reachable"].add(key(code))
+        for const in code.co_consts:
+            if isinstance(const, types.CodeType):
+                reach(const)
+
     if step == "arm":
+        for function in gc.get_objects():
+            if isinstance(function, types.FunctionType) and function.__globals__ is space:
+                reach(function.__code__)
         state["profiler"] = profiler
         sys.setprofile(profiler)
         return None
@@ -123,16 +143,16 @@ def _rm_search(step, probes, start, space):
         needed = [p for p in params if p.default is p.empty]
         found = []
         for code, made in calls.items():
-            matched = 0
+            matched, mode = 0, "names"
             for given, returned in made:
                 if all(p.name in given for p in needed):
                     args, kwargs = [], {p.name: given[p.name] for p in params if p.name in given}
                 elif 0 < len(needed) <= len(given) <= len(params):
-                    args, kwargs = list(given.values()), {}
+                    args, kwargs, mode = list(given.values()), {}, "positions"
                 else:
                     break
                 matched += close(("value", returned), outcome(_rm_original, args, kwargs), _RM_TWIN)
-            found.append((str(code.co_qualname), matched, len(made)))
+            found.append((*key(code), mode, key(code) in state["reachable"], matched, len(made)))
         return {"intact": intact, "found": found}
     base = outcome(_rm_original, [], probes[0])
     kept = []
@@ -173,8 +193,8 @@ class Search:
 
     blind: list[Mutant] = field(default_factory=list)
     """mutants that give the example's output and differ elsewhere (the pinned one apart)"""
-    twins: list[str] = field(default_factory=list)
-    """functions the test calls that behave like the implementation on every probe"""
+    twins: Twins = field(default_factory=Twins)
+    """functions the test calls that return what the implementation returns (:mod:`~reading_maths.kit.oracle_copies`)"""
     unjudged: bool = False
     """the trial did not finish its look at the test's calls (a call ran past its limit, or the test took the
     profiler away): whether the test compares with a copy cannot be told"""
@@ -243,7 +263,7 @@ def search(implementation: Any, test: Any, source: str, inputs: list[dict[str, A
     if report is None or report.get("intact") is not True:
         found.unjudged = True
     else:
-        found.twins = [str(name) for name, matched, made in report.get("found", ()) if matched == made > 0]
+        found.twins = read_twins(report.get("found"))
     seen: set[str] = set()
     for kind, kept in chunks:
         for number, outs in (kept if kind == "value" and isinstance(kept, list) else []):

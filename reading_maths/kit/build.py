@@ -63,7 +63,8 @@ MISTAKES = (
     Mistake("too-little-to-mutate", "The implementation has too little computation of its own to mutate."),
     Mistake("weak-test", "The test misses mutants of the implementation (changed operators, constants, axes)."),
     Mistake("test-checks-only-the-example", "The test checks nothing beyond the hand-worked example."),
-    Mistake("test-compares-with-a-copy", "The test compares the implementation with a copy of it."),
+    Mistake("test-compares-with-a-copy", "The test compares the implementation with a copy of it, which shares "
+            "every mistake: that comparison catches nothing."),
     Mistake("equation-not-new", "The equation is another entry's, the worked entry's or the course's own."),
     Mistake("equation-computes-course-function", "The implementation computes one of the course's own equations."),
 )

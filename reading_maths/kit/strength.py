@@ -26,6 +26,7 @@ import numpy as np
 from reading_maths.kit.blind_spots import pinned, search
 from reading_maths.kit.decoys import decoys
 from reading_maths.kit.mutation import Mutant, mutants, parse_function
+from reading_maths.kit.oracle_copies import in_place
 from reading_maths.kit.probes import probes
 from reading_maths.sandbox.errors import CallTimeout, ProcessDied
 from reading_maths.sandbox.mutant_calls import definition
@@ -75,9 +76,11 @@ class Strength:
     pinned_killed: bool = False
     """the test kills the implementation changed on every input but the example's"""
     twins: list[str] = field(default_factory=list)
-    """the functions the test compares with that behave like the implementation (copies used as oracles)"""
+    """the functions the test compares with that return what the implementation does (copies used as oracles):
+    each mutant was put in their place too"""
     twins_unknown: bool = False
-    """whether the test compares with a copy could not be told (a call ran past its limit)"""
+    """whether the test compares with a copy could not be told, or a copy could not be put aside (it was made
+    while the test ran): the test is not judged"""
 
     @property
     def counted(self) -> int:
@@ -147,13 +150,17 @@ def judge(implementation: Any, test: Any, entry: dict[str, Any], rng: np.random.
     inputs = probes(entry, rng)
     originals = [_outcome(lambda kw=kw: implementation(**kw)) for kw in inputs]
     looked = search(implementation, test, source, inputs, originals, agree)
-    result.twins, result.twins_unknown = looked.twins, looked.unjudged
-    if looked.twins or looked.unjudged:
+    result.twins, result.twins_unknown = looked.twins.names, looked.unjudged or looked.twins.unswappable
+    if result.twins_unknown:
         return result
     found = mutants(source)
     known = {m.source for m in found}
     pin = pinned(source, entry["inputs"])
     found += [m for m in looked.blind if m.source not in known] + [pin]
+    fn = parse_function(source)
+    parameters = [a.arg for a in [*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs]]
+    found = [in_place(m, fn.name, looked.twins, parameters) for m in found]
+    pin = found[-1]
     result.mutants, result.pinned = len(found), True
     trials = [(True, d) for d in decoys(source)] + [(False, m) for m in found]
     random.Random(int(rng.integers(2**32))).shuffle(trials)

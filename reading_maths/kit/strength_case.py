@@ -36,10 +36,12 @@ ONLY_SHAPES = "Your test only checks the shape of the result: a wrong formula of
 ONLY_THE_EXAMPLE = ("Your test checks nothing your hand-worked example does not (that earns its own point): an "
                     "implementation right on your example and wrong elsewhere passes it. Check a second case worked "
                     "by hand, or a property the equation implies, on other inputs.")
-COPY = ("A copy of the implementation shares every mistake it has, so comparing with one proves nothing, and mutants "
-        "change only the graded function: a test that compares with a copy earns no strength points. Compare with "
-        "values worked by hand, or with properties the equation implies.")
-HABITS = (ASSERTS_NOTHING, ASSERTS_A_CONSTANT, ONLY_SHAPES, ONLY_THE_EXAMPLE, COPY)
+COPY = ("A function that computes what the implementation computes shares its mistakes: each mutant was put in its "
+        "place too, so comparing with it catches nothing. Compare with values worked by hand, or with properties the "
+        "equation implies.")
+UNJUDGED = ("A test that builds a copy of the implementation while it runs, or calls one that does not finish, cannot "
+            "be judged: it earns no strength points. Compare with values worked by hand.")
+HABITS = (ASSERTS_NOTHING, ASSERTS_A_CONSTANT, ONLY_SHAPES, ONLY_THE_EXAMPLE, COPY, UNJUDGED)
 """What :func:`test_habits` can say (fixed sentences: the hidden run may repeat them)."""
 
 
@@ -78,14 +80,12 @@ def strong(e: _Entry, threshold: float, seed: tuple[int, ...]) -> None:
         raise failure("test-fails",
             f"{e.name}: your test fails on your own implementation, so it cannot judge altered "
             "copies of it: make it pass first.")
-    if found.twins or found.twins_unknown:
-        copied = failure("test-compares-with-a-copy",
-            f"{e.name}: your test compares your implementation with `{found.twins[0]}`, which computes the same "
-            f"thing. {COPY}" if found.twins else
-            f"{e.name}: a function your test calls ran past its limit when given your implementation's inputs, "
-            f"so whether your test compares the implementation with a copy of itself could not be told. {COPY}")
-        copied.explanation = COPY
-        raise copied
+    if found.twins_unknown:
+        unknown = failure("test-compares-with-a-copy",
+            f"{e.name}: your test compares your implementation with a function it makes while it runs, or one it "
+            f"calls ran past its limit on your implementation's inputs, so it could not be judged. {UNJUDGED}")
+        unknown.explanation = UNJUDGED
+        raise unknown
     if found.decoy_timed_out:
         raise failure("test-too-slow",
             f"{e.name}: your test was stopped after {found.decoy_timed_out:g} s, the time limit of "
@@ -114,7 +114,9 @@ def strong(e: _Entry, threshold: float, seed: tuple[int, ...]) -> None:
     steps = ", ".join(f"{t:.0%}" for t in THRESHOLDS[:-1]) + f" and {THRESHOLDS[-1]:.0%}"
     lines = [f"{e.name}: your test caught {found.killed} of the {found.counted} mutants of your implementation "
              f"({found.share:.0%}); it earns a point at each of {steps}."]
-    habit = test_habits(_source(test))
+    habit = COPY if found.twins else test_habits(_source(test))
+    if found.twins:
+        lines.append(f"Your test compares with `{found.twins[0]}`, which returns what your implementation returns.")
     if habit:
         lines.append(habit)
     if found.survivors:
@@ -123,7 +125,7 @@ def strong(e: _Entry, threshold: float, seed: tuple[int, ...]) -> None:
         lines.append(f"{found.not_tried} mutants were not tried: the trials of one entry may take {BUDGET:g} s in "
                      "all, and your test is too slow to try them all.")
     lines.append(ADVICE)
-    failed = failure("weak-test", " ".join(lines))
+    failed = failure("test-compares-with-a-copy" if found.twins else "weak-test", " ".join(lines))
     failed.explanation = habit  # what its source shows: a fixed sentence, said in the hidden run too
     raise failed
 
