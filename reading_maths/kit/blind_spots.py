@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from reading_maths.kit.mutation import Mutant, mutants, pairs, parse_function
-from reading_maths.kit.oracle_copies import Twins, read_twins
+from reading_maths.kit.oracle_copies import Twins, call_text, read_twins
 from reading_maths.sandbox.rerun import run_fresh
 
 SINGLES = 120
@@ -55,11 +55,13 @@ class _RmSlow(BaseException):
 
 
 def _rm_search(step, probes, start, space):
-    import copy, gc, hashlib, inspect, signal, sys, types
+    import copy, gc, hashlib, inspect, signal, sys, sysconfig, types
     import numpy
     state = _rm_search.__dict__.setdefault("state", {"calls": {}, "open": {}, "depth": [0], "profiler": None,
                                                      "reachable": set()})
     calls, pending, depth, original = state["calls"], state["open"], state["depth"], _rm_original.__code__
+
+    library = tuple({p for p in sysconfig.get_paths().values()} | {sys.prefix, sys.base_prefix, "<frozen"})
 
     def ours(code):
         return code is original or code.co_name.startswith("_rm_") or "_rm_step" in code.co_varnames
@@ -75,11 +77,14 @@ def _rm_search(step, probes, start, space):
         code = frame.f_code
         if code is original:
             depth[0] += 1 if event == "call" else -1 if event == "return" else 0
-        elif (event == "call" and frame.f_globals is space and depth[0] == 0 and not ours(code)
+        elif (event == "call" and depth[0] == 0 and not ours(code) and not code.co_filename.startswith(library)
+              and (frame.f_globals is space or (frame.f_back is not None and frame.f_back.f_globals is space))
               and (code.co_name == "<lambda>" or not code.co_name.startswith("<"))):
             made = calls.setdefault(code, [])
             if len(made) < _RM_CALLS:
                 given = {name: frame.f_locals[name] for name in arguments(code) if name in frame.f_locals}
+                if code.co_flags & 8 and isinstance(given.get(arguments(code)[-1]), dict):
+                    given.update(given.pop(arguments(code)[-1]))  # keyword arguments gathered by **
                 try:
                     given = copy.deepcopy(given)
                 except Exception:
@@ -206,23 +211,14 @@ def _renamed(source: str, name: str) -> str:
     return ast.unparse(fn)
 
 
-def _call(fn: ast.FunctionDef) -> str:
-    """The call of ``ORIGINAL`` with ``fn``'s own parameters, as ``fn``'s body would write it."""
-    args = fn.args
-    parts = [a.arg for a in [*args.posonlyargs, *args.args]]
-    parts += [f"*{args.vararg.arg}"] if args.vararg else []
-    parts += [f"{a.arg}={a.arg}" for a in args.kwonlyargs]
-    parts += [f"**{args.kwarg.arg}"] if args.kwarg else []
-    return f"{ORIGINAL}({', '.join(parts)})"
-
-
 def pinned(source: str, inputs: dict[str, Any]) -> Mutant:
     """The implementation changed on every input but the example's: its result scaled and shifted elsewhere."""
     fn = parse_function(source)
     example = {k: np.asarray(v, dtype=float).tolist() for k, v in inputs.items()}
     kwarg = fn.args.kwarg.arg if fn.args.kwarg else None
     merge = f"_rm_given.update(_rm_given.pop({kwarg!r}, {{}}))\n    " if kwarg else ""
-    wrapper = parse_function(f"def {fn.name}():\n    _rm_given = dict(locals())\n    {merge}_rm_out = {_call(fn)}\n"
+    wrapper = parse_function(f"def {fn.name}():\n    _rm_given = dict(locals())\n    {merge}"
+                             f"_rm_out = {call_text(fn, ORIGINAL)}\n"
                              "    return _rm_out if _rm_on_example(_rm_given) else _rm_shifted(_rm_out)\n")
     wrapper.args = fn.args  # the same signature, defaults included
     text = (f"{_renamed(source, ORIGINAL)}\n\n_RM_EXAMPLE = {json.dumps(json.dumps(example))}\n{_PINNED}\n\n"

@@ -19,17 +19,24 @@ import ast
 import json
 from dataclasses import dataclass, field
 
-from reading_maths.kit.mutation import Mutant
+from reading_maths.kit.mutation import Mutant, parse_function
 
 PATCH = "_rm_put_the_mutant_in_place"
+UNCHANGED = "_rm_unchanged"
 
 _PATCH = '''
 def _rm_put_the_mutant_in_place():
-    if getattr(_rm_put_the_mutant_in_place, "done", False):
-        return
-    _rm_put_the_mutant_in_place.done = True
-    import gc, hashlib, json, types
-    space, twins = globals(), {tuple(k): v for k, v in json.loads(_RM_TWINS)}
+    if not hasattr(_rm_put_the_mutant_in_place, "done"):
+        try:
+            _rm_put_the_mutant_in_place.done = _rm_swap_twins()
+        except BaseException:
+            _rm_put_the_mutant_in_place.done = False
+    return _rm_put_the_mutant_in_place.done
+
+
+def _rm_swap_twins():
+    import hashlib, json, types
+    space, twins, done = globals(), {tuple(k): v for k, v in json.loads(_RM_TWINS)}, set()
 
     def key(code):
         return (code.co_qualname, hashlib.sha1(code.co_code).hexdigest())
@@ -46,7 +53,8 @@ def _rm_put_the_mutant_in_place():
             params.append("*")
         params += names[code.co_argcount:count] + (["**" + rest[0]] if code.co_flags & 8 else [])
         if mode == "names":
-            given = ", ".join(f"{p}={p}" for p in _RM_PARAMETERS if p in names)
+            given = ", ".join([f"{p}={p}" for p in _RM_PARAMETERS if p in names] + (
+                [f"**{{k: v for k, v in {rest[-1]}.items() if k in {_RM_PARAMETERS!r}}}"] if code.co_flags & 8 else []))
         else:
             given = ", ".join(names[1 if "." in code.co_qualname.replace(".<locals>.", "") else 0:code.co_argcount])
         free = code.co_freevars
@@ -57,20 +65,24 @@ def _rm_put_the_mutant_in_place():
         exec(compile(text, code.co_filename, "exec"), made)
         new = made["_rm_maker"]()
         if new.co_freevars != code.co_freevars:
-            return code
+            raise ValueError("the copy's closure cannot be kept")
         return new.replace(co_name=code.co_name, co_qualname=code.co_qualname)
 
     def swapped(code):
         if key(code) in twins:
+            done.add(key(code))
             return forwarder(code, twins[key(code)])
         consts = tuple(swapped(c) if isinstance(c, types.CodeType) else c for c in code.co_consts)
         return code if all(a is b for a, b in zip(consts, code.co_consts)) else code.replace(co_consts=consts)
 
-    for function in gc.get_objects():
-        if isinstance(function, types.FunctionType) and function.__globals__ is space:
-            new = swapped(function.__code__)
-            if new is not function.__code__:
-                function.__code__ = new
+    functions = [f for f in list(space.values()) if type(f) is types.FunctionType]
+    functions += [f for c in list(space.values()) if type(c) is type for f in vars(c).values()
+                  if type(f) is types.FunctionType]
+    for function in functions:
+        new = swapped(function.__code__)
+        if new is not function.__code__:
+            function.__code__ = new
+    return done == set(twins)  # each one found again: nothing hid one from the swap
 '''
 
 
@@ -100,14 +112,29 @@ def read_twins(found: object) -> Twins:
     return twins
 
 
-def in_place(mutant: Mutant, name: str, twins: Twins, parameters: list[str]) -> Mutant:
-    """``mutant`` (the ``def name`` last in its source) with each twin put in its place: the def starts by
-    swapping the twins' code for forwarders to it (``parameters``: the implementation's, by name)."""
+def call_text(fn: ast.FunctionDef, target: str) -> str:
+    """The call of ``target`` with ``fn``'s own parameters, as ``fn``'s body would write it."""
+    args = fn.args
+    parts = [a.arg for a in [*args.posonlyargs, *args.args]]
+    parts += [f"*{args.vararg.arg}"] if args.vararg else []
+    parts += [f"{a.arg}={a.arg}" for a in args.kwonlyargs]
+    parts += [f"**{args.kwarg.arg}"] if args.kwarg else []
+    return f"{target}({', '.join(parts)})"
+
+
+def in_place(mutant: Mutant, original: str, twins: Twins) -> Mutant:
+    """``mutant`` (the ``def`` of ``original``'s name, last in its source) with each twin put in its place: its
+    first call swaps the twins' code for forwarders to it; where the swap cannot be made, the mutant is the
+    original, so that it is never caught through a twin."""
     if not twins.keys:
         return mutant
+    unchanged = parse_function(original)
+    name, unchanged.name = unchanged.name, UNCHANGED
+    parameters = [a.arg for a in [*unchanged.args.posonlyargs, *unchanged.args.args, *unchanged.args.kwonlyargs]]
     tree = ast.parse(mutant.source)
     fn = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == name][-1]
-    fn.body.insert(1 if ast.get_docstring(fn) is not None else 0, ast.parse(f"{PATCH}()").body[0])
+    guard = ast.parse(f"if not {PATCH}():\n    return {call_text(fn, UNCHANGED)}").body[0]
+    fn.body.insert(1 if ast.get_docstring(fn) is not None else 0, guard)
     settings = (f"_RM_TWINS = {json.dumps(json.dumps(twins.keys))}\n_RM_IMPLEMENTATION = {name!r}\n"
                 f"_RM_PARAMETERS = {parameters!r}\n")
-    return Mutant(mutant.description, f"{settings}{_PATCH}\n\n{ast.unparse(tree)}\n")
+    return Mutant(mutant.description, f"{settings}{_PATCH}\n\n{ast.unparse(unchanged)}\n\n{ast.unparse(tree)}\n")

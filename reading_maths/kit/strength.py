@@ -157,9 +157,7 @@ def judge(implementation: Any, test: Any, entry: dict[str, Any], rng: np.random.
     known = {m.source for m in found}
     pin = pinned(source, entry["inputs"])
     found += [m for m in looked.blind if m.source not in known] + [pin]
-    fn = parse_function(source)
-    parameters = [a.arg for a in [*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs]]
-    found = [in_place(m, fn.name, looked.twins, parameters) for m in found]
+    found = [in_place(m, source, looked.twins) for m in found]
     pin = found[-1]
     result.mutants, result.pinned = len(found), True
     trials = [(True, d) for d in decoys(source)] + [(False, m) for m in found]
