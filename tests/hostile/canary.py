@@ -22,7 +22,7 @@ import nbformat
 import numpy as np
 
 from classroom.builder import answered
-from reading_maths.grading.graderfile import load_grader
+from reading_maths.grading.graderfile import RAISED_KINDS, load_grader, raised_phrase
 from reading_maths.kit.question import SHAPE_PHRASES
 from reading_maths.kit.reference import reference_of
 from reading_maths.kit.strength_case import HABITS
@@ -141,6 +141,8 @@ def softmax(z, T=1.0):
     warnings.warn(_everything())
     if len(SEEN) % 2:
         return [float(x) for x in flat[:_spell(flat[0]) % 50 + 2]]
+    if len(SEEN) % 4 == 2:  # a class of its own named like a built-in one, with the value after the name
+        raise type("OverflowError" + str(int(abs(flat[0]) * 1e6)), (OverflowError,), {})(_everything())
     raise RuntimeError(_everything())
 ''',
 }
@@ -223,6 +225,8 @@ def unclosed_messages(result: dict, root: Path) -> list[str]:
         said = {m.message for m in grader.mistakes} | set(grader.properties) | {"a hidden check failed.",
                "a hidden check could not judge your answer."} | {f"the result {p}." for p in SHAPE_PHRASES}
         said |= {f"{m.message} {habit}" for m in grader.mistakes for habit in HABITS}
+        said |= {raised_phrase(k) for k in RAISED_KINDS}
+        said |= {f"{raised_phrase(k)} {m.message}" for k in RAISED_KINDS for m in grader.mistakes}
         for case in question["cases"]:
             message = case["message"]
             if not case.get("hidden_run") or case["passed"] or not message:

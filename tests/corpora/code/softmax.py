@@ -342,3 +342,31 @@ def _fresh_squeeze_1d(z, T=1.0):
 
 
 RIGHT["fresh-squeeze-a-single-row"] = {"softmax": _fresh_squeeze_1d}
+
+
+# -- wrong, held out: each now catalogued -------------------------------------------------------------------
+
+
+def _shift_by_min(z, T=1.0):
+    z = np.asarray(z, dtype=float) / T
+    e = np.exp(z - z.min(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def _shift_by_min_then_divide(z, T=1.0):
+    z = np.asarray(z, dtype=float)
+    e = np.exp((z - np.min(z, axis=-1, keepdims=True)) / T)
+    return e / np.sum(e, axis=-1, keepdims=True)
+
+
+def _shift_by_abs_max(z, T=1.0):
+    z = np.asarray(z, dtype=float) / T
+    e = np.exp(z - np.max(np.abs(z), axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+WRONG |= {
+    "shift-by-row-min": ({"softmax": _shift_by_min}, "min-shift"),
+    "shift-by-row-min-then-divide": ({"softmax": _shift_by_min_then_divide}, "min-shift"),
+    "shift-by-abs-max": ({"softmax": _shift_by_abs_max}, "abs-max-shift"),
+}
