@@ -78,6 +78,11 @@ def _math_exp_sigmoid(pi_w, pi_l, ref_w, ref_l, beta=0.1):
     return sum(-math.log(1.0 / (1.0 + math.exp(-float(u)))) for u in margins.ravel()) / margins.size
 
 
+def _no_mean(pi_w, pi_l, ref_w, ref_l, beta=0.1):
+    pi_w, pi_l, ref_w, ref_l = _arrays(pi_w, pi_l, ref_w, ref_l)
+    return np.logaddexp(0.0, -beta * ((pi_w - ref_w) - (pi_l - ref_l)))
+
+
 def _log_sigmoid_of_sum(pi_w, pi_l, ref_w, ref_l, beta=0.1):
     pi_w, pi_l, ref_w, ref_l = _arrays(pi_w, pi_l, ref_w, ref_l)
     return float(np.logaddexp(0.0, -np.sum(beta * ((pi_w - ref_w) - (pi_l - ref_l)))))
@@ -133,6 +138,12 @@ MISTAKES = [
         "You sum the losses of the batch. The expectation E[...] is an average over samples: take the mean, "
         "so the loss does not grow with the batch size.",
         _sum_not_mean,
+    ),
+    Mistake(
+        "no-mean",
+        "You return each example's loss, an array with one number per example. The loss of the batch is one "
+        "number: the mean of those, np.mean(np.logaddexp(0, -margin)).",
+        _no_mean,
     ),
     Mistake(
         "log-sigmoid-of-sum",

@@ -174,6 +174,38 @@ MISTAKES = [
     ),
 ]
 
+def _integer_in_place(z, T=1.0):
+    z = np.array(z)  # an integer z stays integer
+    z = z - z.max(axis=-1, keepdims=True)
+    z /= T  # and in-place true division cannot store the fractions: NumPy raises
+    e = np.exp(z)
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def _flattened(z, T=1.0):
+    z = _logits(z, T).ravel()
+    e = np.exp(z - z.max())
+    return e / e.sum()
+
+
+MISTAKES += [
+    Mistake(
+        "integer-in-place",
+        "An integer z stays an integer array in your code, and an in-place division z /= T cannot store the "
+        "fractions in it, so NumPy raises. Make a float array first, z = np.asarray(z, dtype=float) / T, or "
+        "divide without the in-place operator.",
+        _integer_in_place,
+    ),
+    Mistake(
+        "flattened",
+        "Your softmax flattens a batch into one long row (ravel, flatten or reshape(-1)), so the whole batch sums "
+        "to 1 and the result loses its rows. Keep the shape of z and work along the last axis: "
+        "z.max(axis=-1, keepdims=True) and e.sum(axis=-1, keepdims=True).",
+        _flattened,
+    ),
+]
+
+
 def _float32(z, T=1.0):
     z = np.asarray(z, dtype=np.float32) / np.float32(T)
     e = np.exp(z - z.max(axis=-1, keepdims=True))

@@ -28,7 +28,7 @@ from reading_maths.sandbox.errors import (
     exception_kind,
     standard_name,
 )
-from reading_maths.sandbox.inside.wire import COMPLEX, Unencodable
+from reading_maths.sandbox.inside.wire import COMPLEX, Unencodable, type_name
 
 RTOL = 1e-6
 ATOL = 1e-9
@@ -55,12 +55,6 @@ def as_plain_array(x: Any) -> np.ndarray:
     except Exception:  # noqa: BLE001 - any failure means "not numbers"
         raise NotNumeric(f"returned a {type_name(x)} that is not an array of numbers") from None
     return arr
-
-
-def type_name(x: Any) -> str:
-    """The name Python shows for ``x``'s type (``type(x).__name__``), also for a value that stayed in the sandbox
-    and arrives as its type's name only."""
-    return x.type_name if isinstance(x, Unencodable) else type(x).__name__
 
 
 def _array_like(x: Any) -> bool:
@@ -243,27 +237,32 @@ class Question:
         raise Failed(f"{problem} {mistake.message}", mistake.name, detail=raised.kind, explanation=mistake.message)
 
     def _diagnose_raised(self, student: Any, kind: str, args: tuple, kwargs: dict) -> Mistake | None:
-        """The one catalogued mistake that raises an exception of the same kind on this input, and agrees with the
+        """The one catalogued mistake that raises an exception of the same kind on this input and agrees with the
         student on every probe where it differs from the right answer (raising, or in its values)."""
         found = [m for m in self.mistakes if callable(m.impl) and _raises(m.impl, args, kwargs) == kind]
-        if len(found) != 1:
-            return None
-        mistake = found[0]
-        for a, k in self.probes:
+        mine: dict[int, Any] = {}
+        explains = [m for m in found if self._agrees_on_probes(student, m, mine)]
+        return explains[0] if len(explains) == 1 else None
+
+    def _agrees_on_probes(self, student: Any, mistake: Mistake, mine: dict[int, Any]) -> bool:
+        """Whether the student does what ``mistake`` does on every probe where it is wrong (``mine``: the student's
+        results so far, by probe)."""
+        for i, (a, k) in enumerate(self.probes):
             wrong: Any = _raises(mistake.impl, a, k) or self._outputs_or_none(mistake.impl, a, k)
             if not isinstance(wrong, str) and (
                     wrong is None or _agree(wrong, self._outputs_or_none(None, a, k), self.rtol, self.atol)):
                 continue  # right on this probe: no evidence either way
-            try:
-                mine: Any = self._caller(student)(*a, **k)
-            except Exception as exc:  # noqa: BLE001 - the student's exception is evidence too
-                mine = _exception_name(exc)
-            if isinstance(wrong, str) or isinstance(mine, str):
-                if wrong != mine:
-                    return None
-            elif not _agree(mine, wrong, MATCH_RTOL, MATCH_ATOL):
-                return None
-        return mistake
+            if i not in mine:
+                try:
+                    mine[i] = self._caller(student)(*a, **k)
+                except Exception as exc:  # noqa: BLE001 - the student's exception is evidence too
+                    mine[i] = _exception_name(exc)
+            if isinstance(wrong, str) or isinstance(mine[i], str):
+                if wrong != mine[i]:
+                    return False
+            elif not _agree(mine[i], wrong, MATCH_RTOL, MATCH_ATOL):
+                return False
+        return True
 
     def check_property(self, ok: bool, *, label: str, message: str) -> None:
         """Fail with ``message`` unless ``ok`` (for property cases: ranges, sums, convergence)."""
@@ -276,8 +275,11 @@ class Question:
         where = _describe_call(self.name, label)
         try:
             self._require_callable(student)
-            with public_inputs(public):
-                raw = self._call_student(student, _copy_args(args), kwargs, where, public)
+            try:
+                with public_inputs(public):
+                    raw = self._call(student, _copy_args(args), kwargs, where)
+            except _Raised as raised:
+                self._fail_raised(student, raised, args, kwargs, where, public)
             return self._numbers(raw, where)
         except Failed as failed:
             failed.where = failed.where or where
@@ -291,13 +293,6 @@ class Question:
         if not callable(student):
             raise Failed(f"`{self.name}` should be a function, but it is a {type_name(student)}.",
                          "not-a-function")
-
-    def _call_student(self, student: Any, args: Any, kwargs: dict, where: str, public: bool) -> Any:
-        try:
-            return self._call(student, args, kwargs, where)
-        except _Raised as raised:
-            detail = f"{raised.kind}: {raised.message}" if public and raised.message else raised.kind
-            raise Failed(f"{where}: your code raised {detail}.", "raised", detail=raised.kind) from None
 
     def _call(self, student: Any, args: Any, kwargs: dict, where: str) -> Any:
         """The student's result; :class:`_Raised` if their code raised."""

@@ -147,7 +147,7 @@ def _reference_minus_policy(pi_w, pi_l, ref_w, ref_l, beta=0.1):
 WRONG = {
     "naive-log-sigmoid": ({"dpo_loss": _naive}, "unstable-log-sigmoid"),
     "clipped-sigmoid": ({"dpo_loss": _clipped_sigmoid}, "a hidden batch whose margins are far below zero"),
-    "per-example-losses": ({"dpo_loss": _per_example}, "should have shape ()"),
+    "per-example-losses": ({"dpo_loss": _per_example}, "no-mean"),
     "mutates-input": ({"dpo_loss": _mutates_input}, "changed its input array in place"),
     "no-reference": ({"dpo_loss": _no_reference}, "the hand-worked batch of two"),
     "beta-divides": ({"dpo_loss": _beta_divides}, "has the wrong values"),
