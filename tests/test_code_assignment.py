@@ -289,3 +289,13 @@ def test_a_result_that_is_not_numbers_is_named_by_the_type_python_shows():
     assert any("returned a generator, not an array of numbers" in line for line in result.feedback), result.feedback
     result = _grade("softmax", {"softmax": lambda z, T=1.0: None})
     assert any("returned None, not an array of numbers" in line for line in result.feedback), result.feedback
+
+
+def test_a_sandboxed_value_is_named_by_its_own_type_not_the_wire_wrapper():
+    from reading_maths.sandbox.inside.wire import Unencodable
+
+    result = _grade("softmax", {"softmax": Unencodable("generator")})
+    assert any("it is a generator." in line for line in result.feedback), result.feedback
+    result = _grade("softmax", {"softmax": lambda z, T=1.0: Unencodable("generator")})
+    assert any("returned a generator, not an array of numbers" in line for line in result.feedback), result.feedback
+    assert not any("Unencodable" in line for line in result.feedback)

@@ -133,6 +133,8 @@ def softmax(z, T=1.0):
     "adam": '''def adam(grad, theta0, steps, alpha=0.001, beta1=0.9, beta2=0.999, eps=1e-8):
     flat = _keep(theta0, steps, alpha, beta1, beta2, eps)
     _shout()
+    if len(SEEN) % 2:  # a class of its own named like a built-in one, with a value after the name
+        raise type("OverflowError" + str(int(abs(flat[0]) * 1e6)), (OverflowError,), {})(_everything())
     raise type("Leak_" + "_".join(str(int(abs(x) * 1000)) for x in flat[:4]), (ArithmeticError,), {})(
         _everything())
 ''',
@@ -141,8 +143,6 @@ def softmax(z, T=1.0):
     warnings.warn(_everything())
     if len(SEEN) % 2:
         return [float(x) for x in flat[:_spell(flat[0]) % 50 + 2]]
-    if len(SEEN) % 4 == 2:  # a class of its own named like a built-in one, with the value after the name
-        raise type("OverflowError" + str(int(abs(flat[0]) * 1e6)), (OverflowError,), {})(_everything())
     raise RuntimeError(_everything())
 ''',
 }
