@@ -242,3 +242,60 @@ def test_hidden_feedback_never_shows_hidden_inputs_or_expected_values(question):
             for args, kwargs in seen:
                 leaked = shown & _numbers_in([*args, *kwargs.values()])
                 assert not leaked, (key, case.name, leaked, message)
+
+
+# -- exceptions on hidden inputs: named by a type from a closed list ----------------------------------------
+
+def _raising(kind):
+    def dpo_loss(pi_w, pi_l, ref_w, ref_l, beta=0.1):
+        if np.max(np.abs(np.asarray(pi_w, dtype=float))) > 100:  # only the hidden batch of huge margins
+            raise kind("no")
+        return reference("code").dpo_loss(pi_w, pi_l, ref_w, ref_l, beta)
+
+    return dpo_loss
+
+
+def test_an_exception_on_a_hidden_input_is_named_by_its_type_only_when_python_or_numpy_owns_it():
+    from reading_maths.sandbox.errors import OWN_CLASS, exception_kind, standard_name
+
+    grader = CODE.grader("dpo_loss")
+    spelled = type("OverflowError" + "9123456", (OverflowError,), {})  # a name made of what the code read
+    for kind, said in ((ZeroDivisionError, "ZeroDivisionError"), (np.linalg.LinAlgError, "LinAlgError"),
+                       (spelled, OWN_CLASS)):
+        case = next(c for c in grader.cases if c.name == "huge_negative_margins")
+        outcome, _ = grader._run_case(case, {"dpo_loss": _raising(kind)})
+        assert outcome.mistake == "raised" and outcome.message.endswith(f"your code raised {said}."), outcome.message
+        hidden, _ = grader._run_case(case, {"dpo_loss": _raising(kind)}, hidden_run=True)
+        assert hidden.message.endswith(f": your code raised {said}."), hidden.message
+        assert "9123456" not in outcome.message + hidden.message
+    assert standard_name("OverflowError9123456") == OWN_CLASS == exception_kind(spelled)
+    assert standard_name("UFuncTypeError") == "UFuncTypeError" and standard_name("Leak_1_2") == OWN_CLASS
+    assert exception_kind(type("ValueError", (Exception,), {})) == OWN_CLASS  # named like Python's, not Python's
+
+
+def test_a_catalogued_mistake_that_raises_is_named_with_its_exception_in_the_hidden_run():
+    grader = CODE.grader("dpo_loss")
+    mistake = next(m for m in grader.mistakes if m.name == "math-exp-overflow")
+    case = next(c for c in grader.cases if c.name == "huge_negative_margins")
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        hidden, _ = grader._run_case(case, {"dpo_loss": mistake.impl}, hidden_run=True)
+    assert hidden.mistake == "math-exp-overflow"
+    assert hidden.message.endswith(f": your code raised OverflowError. {mistake.message}"), hidden.message
+
+
+def test_a_result_that_is_not_numbers_is_named_by_the_type_python_shows():
+    result = _grade("softmax", {"softmax": lambda z, T=1.0: (x for x in np.asarray(z, dtype=float) / T)})
+    assert any("returned a generator, not an array of numbers" in line for line in result.feedback), result.feedback
+    result = _grade("softmax", {"softmax": lambda z, T=1.0: None})
+    assert any("returned None, not an array of numbers" in line for line in result.feedback), result.feedback
+
+
+def test_a_sandboxed_value_is_named_by_its_own_type_not_the_wire_wrapper():
+    from reading_maths.sandbox.inside.wire import Unencodable
+
+    result = _grade("softmax", {"softmax": Unencodable("generator")})
+    assert any("it is a generator." in line for line in result.feedback), result.feedback
+    result = _grade("softmax", {"softmax": lambda z, T=1.0: Unencodable("generator")})
+    assert any("returned a generator, not an array of numbers" in line for line in result.feedback), result.feedback
+    assert not any("Unencodable" in line for line in result.feedback)

@@ -98,6 +98,9 @@ def test_cli_outputs_hold_no_hidden_value(hidden, mode, open_folder):
     assert any("LATER" in e for e in result["errors"]), "the cells after each grade cell ran and were reported"
     assert not unclosed_messages(result, ROOT), "a hidden-run message is not in the graders' own words"
     assert any(c["hidden_run"] and not c["passed"] for q in result["questions"] for c in q["cases"])
+    adam = [c["message"] for q in result["questions"] if q["id"] == "adam" for c in q["cases"] if c["hidden_run"]]
+    assert adam and all(m.endswith(": your code raised an exception of your own class.") for m in adam), \
+        "the canary's classes named Leak_<values> and OverflowError<value> are its own, and named so"
 
 
 def test_build_entries_say_nothing_of_the_hidden_run_but_the_graders_words(mode, open_folder):

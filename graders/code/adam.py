@@ -37,13 +37,17 @@ def _random_quadratic(rng, shape):
 # -- the mistake catalogue ---------------------------------------------------------------------------------
 
 def _wrong_adam(*, first_t=1, extra=0, carry=True, correct=True, at_start=False, defaults=False, history=False,
-                eps_inside=False):
+                eps_inside=False, betas_dropped=False, hats_kept=False, one_pass=False, integer=False):
     """Algorithm 1 with one thing changed."""
 
     def adam(grad, theta0, steps, alpha=0.001, beta1=0.9, beta2=0.999, eps=1e-8):
         if defaults:
             alpha, beta1, beta2, eps = 0.001, 0.9, 0.999, 1e-8
-        theta = np.array(theta0, dtype=np.float64)
+        if betas_dropped:
+            beta1, beta2, eps = 0.9, 0.999, 1e-8
+        if one_pass:
+            steps = min(steps, 1)
+        theta = np.array(theta0) if integer else np.array(theta0, dtype=np.float64)
         start = theta.copy()
         m, v = np.zeros_like(theta), np.zeros_like(theta)
         thetas = []
@@ -53,9 +57,13 @@ def _wrong_adam(*, first_t=1, extra=0, carry=True, correct=True, at_start=False,
             v_t = beta2 * v + (1 - beta2) * g**2
             m_hat = m_t / (1 - beta1**t) if correct else m_t
             v_hat = v_t / (1 - beta2**t) if correct else v_t
-            theta = theta - alpha * m_hat / (np.sqrt(v_hat + eps) if eps_inside else np.sqrt(v_hat) + eps)
+            step = alpha * m_hat / (np.sqrt(v_hat + eps) if eps_inside else np.sqrt(v_hat) + eps)
+            if integer:
+                theta -= step  # an integer theta cannot hold the result: NumPy raises
+            else:
+                theta = theta - step
             if carry:
-                m, v = m_t, v_t
+                m, v = (m_hat, v_hat) if hats_kept else (m_t, v_t)
             thetas.append(theta)
         return thetas if history else theta
 
@@ -109,6 +117,31 @@ MISTAKES = [
         "Your adam ignores the alpha, beta1, beta2 and eps it is given (the defaults are used instead). Pass them "
         "on to every step: adam_step(theta, g, m, v, t, alpha, beta1, beta2, eps).",
         _wrong_adam(defaults=True),
+    ),
+    Mistake(
+        "betas-eps-dropped",
+        "Your adam passes alpha on to each step but not beta1, beta2 and eps, so every step uses their defaults "
+        "whatever adam is given. Pass all four: adam_step(theta, g, m, v, t, alpha, beta1, beta2, eps).",
+        _wrong_adam(betas_dropped=True),
+    ),
+    Mistake(
+        "hats-as-state",
+        "Your loop keeps the bias-corrected m-hat and v-hat as its m and v. The correction is only for the update: "
+        "carry the uncorrected m_t and v_t to the next step (what adam_step returns) and compute m-hat and v-hat "
+        "afresh from them at each step, as Algorithm 1 does.",
+        _wrong_adam(hats_kept=True),
+    ),
+    Mistake(
+        "returns-inside-loop",
+        "Your adam returns after its first step: the return statement is inside the loop. Indent it out of the "
+        "loop, so that the loop runs all `steps` steps before theta is returned.",
+        _wrong_adam(one_pass=True),
+    ),
+    Mistake(
+        "integer-theta-in-place",
+        "An integer theta0 stays an integer array in your code, and the in-place update theta -= ... cannot store "
+        "a fractional step in it, so NumPy raises. Start from a float copy: theta = np.array(theta0, dtype=float).",
+        _wrong_adam(integer=True),
     ),
     Mistake(
         "eps-inside-sqrt",

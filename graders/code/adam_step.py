@@ -119,6 +119,22 @@ MISTAKES = [
     ),
 ]
 
+def _integer_in_place(theta, g, m, v, t, alpha=0.001, beta1=0.9, beta2=0.999, eps=1e-8):
+    theta_t, m_t, v_t = REF.adam_step(theta, g, m, v, t, alpha, beta1, beta2, eps)
+    theta = np.array(theta)  # an integer theta stays integer
+    theta -= theta - theta_t  # and the in-place update cannot store the fractional step: NumPy raises
+    return theta, m_t, v_t
+
+
+MISTAKES.append(Mistake(
+    "integer-in-place",
+    "Your code updates an integer array in place (theta -= ..., m *= beta1, ...), and an integer array cannot "
+    "store the fractions, so NumPy raises on integer inputs. Compute new float arrays instead, "
+    "m_t = beta1 * m + (1 - beta1) * g and theta - alpha * ..., and leave the inputs as they are.",
+    _integer_in_place,
+))
+
+
 def _wrong_order(theta, g, m, v, t, alpha=0.001, beta1=0.9, beta2=0.999, eps=1e-8):
     theta_t, m_t, v_t = REF.adam_step(theta, g, m, v, t, alpha, beta1, beta2, eps)
     return m_t, v_t, theta_t

@@ -30,6 +30,13 @@ def _row_softmax(S):
     return e / e.sum(axis=1, keepdims=True)
 
 
+def _sum_without_keepdims(Q, K, V):
+    Q, K, V = _arrays(Q, K, V)
+    S = Q @ K.T / np.sqrt(K.shape[1])
+    e = np.exp(S - S.max(axis=1, keepdims=True))
+    return (e / e.sum(axis=1)) @ V  # the row sums as a flat vector: they line up with the columns
+
+
 def _no_sqrt(Q, K, V):
     Q, K, V = _arrays(Q, K, V)
     return _row_softmax(Q @ K.T) @ V
@@ -86,6 +93,14 @@ MISTAKES = [
         "You return the attention weights softmax(Q K^T / sqrt(d_k)), an (n, m) array, instead of the output. "
         "Multiply the weights by V to get one output row per query, shape (n, d_v).",
         _weights,
+    ),
+    Mistake(
+        "sum-without-keepdims",
+        "Your softmax's row sums lose their axis (e.sum(axis=1) without keepdims=True), so they broadcast along "
+        "the wrong axis: row i's sum divides column i, which raises when there are not as many queries as keys "
+        "and gives wrong weights when there are. Write e.sum(axis=-1, keepdims=True), so each row is divided by "
+        "its own sum.",
+        _sum_without_keepdims,
     ),
     Mistake(
         "no-sqrt-dk",

@@ -6,6 +6,8 @@ inf; a batch of one; lists and integers; beta given by position) and random batc
 Tolerance: the default rtol 1e-6 (softplus is well-conditioned).
 """
 
+import math
+
 import numpy as np
 from otter.test_files import test_case
 
@@ -70,6 +72,17 @@ def _unstable_log_sigmoid(pi_w, pi_l, ref_w, ref_l, beta=0.1):
     return float(-np.mean(np.log(1.0 / (1.0 + np.exp(-margin)))))
 
 
+def _math_exp_sigmoid(pi_w, pi_l, ref_w, ref_l, beta=0.1):
+    pi_w, pi_l, ref_w, ref_l = _arrays(pi_w, pi_l, ref_w, ref_l)
+    margins = beta * ((pi_w - ref_w) - (pi_l - ref_l))
+    return sum(-math.log(1.0 / (1.0 + math.exp(-float(u)))) for u in margins.ravel()) / margins.size
+
+
+def _no_mean(pi_w, pi_l, ref_w, ref_l, beta=0.1):
+    pi_w, pi_l, ref_w, ref_l = _arrays(pi_w, pi_l, ref_w, ref_l)
+    return np.logaddexp(0.0, -beta * ((pi_w - ref_w) - (pi_l - ref_l)))
+
+
 def _log_sigmoid_of_sum(pi_w, pi_l, ref_w, ref_l, beta=0.1):
     pi_w, pi_l, ref_w, ref_l = _arrays(pi_w, pi_l, ref_w, ref_l)
     return float(np.logaddexp(0.0, -np.sum(beta * ((pi_w - ref_w) - (pi_l - ref_l)))))
@@ -127,6 +140,12 @@ MISTAKES = [
         _sum_not_mean,
     ),
     Mistake(
+        "no-mean",
+        "You return each example's loss, an array with one number per example. The loss of the batch is one "
+        "number: the mean of those, np.mean(np.logaddexp(0, -margin)).",
+        _no_mean,
+    ),
+    Mistake(
         "log-sigmoid-of-sum",
         "You sum the margins of the batch and take one log-sigmoid of the sum. The loss is a mean over examples of "
         "each example's own -log sigmoid(margin): take -log sigmoid of each margin first, then the mean.",
@@ -150,6 +169,14 @@ MISTAKES = [
         "and its log is -inf, although the true value is about u. Write log sigmoid(u) as -np.logaddexp(0, -u), "
         "which is exact and finite for any finite u.",
         _unstable_log_sigmoid,
+    ),
+    Mistake(
+        "math-exp-overflow",
+        "Your sigmoid 1 / (1 + math.exp(-u)) raises OverflowError for a margin far below zero: math.exp(-u) is "
+        "larger than any float (from about u < -709), and math.exp raises where np.exp would give inf. Do not "
+        "build the sigmoid at all: log sigmoid(u) = -np.logaddexp(0, -u), which is exact and finite for any "
+        "finite u, so the loss is np.mean(np.logaddexp(0, -margin)).",
+        _math_exp_sigmoid,
     ),
     Mistake(
         "no-log",

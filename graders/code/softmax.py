@@ -35,6 +35,18 @@ def _global_max(z, T=1.0):
     return e / e.sum(axis=-1, keepdims=True)
 
 
+def _min_shift(z, T=1.0):
+    z = _logits(z, T)
+    e = np.exp(z - z.min(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def _abs_max_shift(z, T=1.0):
+    z = _logits(z, T)
+    e = np.exp(z - np.abs(z).max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
 def _axis_one(z, T=1.0):
     z = _logits(z, T)
     axis = 1 if z.ndim > 1 else -1
@@ -91,6 +103,22 @@ MISTAKES = [
         _no_max_shift,
     ),
     Mistake(
+        "min-shift",
+        "You subtract each row's minimum, not its maximum. Then the largest shifted logit is the row's whole range, "
+        "which overflows np.exp when the logits are spread far apart (or T is small), and a -inf logit makes the "
+        "shift -inf, so the row becomes nan. Subtract the maximum, z - z.max(axis=-1, keepdims=True): every "
+        "shifted logit is then at most 0 and one of them is exactly 0.",
+        _min_shift,
+    ),
+    Mistake(
+        "abs-max-shift",
+        "You subtract the largest absolute value of each row, np.abs(z).max(...), not the largest value. In a row "
+        "of very negative logits that pushes every logit far below 0, np.exp underflows to 0 for all of them and "
+        "0 / 0 is nan. Subtract the maximum itself, z - z.max(axis=-1, keepdims=True), so that one shifted logit "
+        "is exactly 0.",
+        _abs_max_shift,
+    ),
+    Mistake(
         "global-max",
         "You subtract one maximum for the whole batch. A row whose logits lie far below that maximum underflows to "
         "all zeros, and 0 / 0 is nan. Subtract each row's own maximum: z.max(axis=-1, keepdims=True).",
@@ -145,6 +173,38 @@ MISTAKES = [
         _log_softmax,
     ),
 ]
+
+def _integer_in_place(z, T=1.0):
+    z = np.array(z)  # an integer z stays integer
+    z = z - z.max(axis=-1, keepdims=True)
+    z /= T  # and in-place true division cannot store the fractions: NumPy raises
+    e = np.exp(z)
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def _flattened(z, T=1.0):
+    z = _logits(z, T).ravel()
+    e = np.exp(z - z.max())
+    return e / e.sum()
+
+
+MISTAKES += [
+    Mistake(
+        "integer-in-place",
+        "An integer z stays an integer array in your code, and an in-place division z /= T cannot store the "
+        "fractions in it, so NumPy raises. Make a float array first, z = np.asarray(z, dtype=float) / T, or "
+        "divide without the in-place operator.",
+        _integer_in_place,
+    ),
+    Mistake(
+        "flattened",
+        "Your softmax flattens a batch into one long row (ravel, flatten or reshape(-1)), so the whole batch sums "
+        "to 1 and the result loses its rows. Keep the shape of z and work along the last axis: "
+        "z.max(axis=-1, keepdims=True) and e.sum(axis=-1, keepdims=True).",
+        _flattened,
+    ),
+]
+
 
 def _float32(z, T=1.0):
     z = np.asarray(z, dtype=np.float32) / np.float32(T)
@@ -205,8 +265,11 @@ PROPERTIES = [
              "and raising T flattens it towards uniform. Yours does not change that way with T.", _lower_t_sharpens),
 ]
 
+_LOW_FIRST = _Z[:2] - 800.0 * (np.arange(5) == 0)  # one logit far below the rest: the shifts by the row's minimum
+# and by its largest absolute value both fail on it, differently, while the unshifted softmax does not
 PROBES = [((_Z,), {}), ((_Z,), {"T": 0.5}), ((_Z,), {"T": 3.0}), ((_Z[:1] + 900.0,), {}),
-          ((_Z.reshape(2, 2, 5),), {}), ((_Z[:, :1],), {})]  # more than two axes; one-element rows
+          ((_Z.reshape(2, 2, 5),), {}), ((_Z[:, :1],), {}),  # more than two axes; one-element rows
+          ((_LOW_FIRST,), {})]
 q = Question("softmax", REF.softmax, MISTAKES, properties=PROPERTIES, probes=PROBES)
 
 

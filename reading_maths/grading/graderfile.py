@@ -22,7 +22,16 @@ from reading_maths.kit.proofblocks import Puzzle
 from reading_maths.kit.question import SHAPE_PHRASES
 from reading_maths.kit.strength_case import HABITS
 from reading_maths.results import CaseResult, QuestionResult, Status
-from reading_maths.sandbox.errors import HiddenDeferred
+from reading_maths.sandbox.errors import EXCEPTION_NAMES, OWN_CLASS, HiddenDeferred
+
+RAISED_KINDS = EXCEPTION_NAMES | {OWN_CLASS}
+"""Every way a hidden run's feedback names an exception: a closed list (:func:`raised_phrase`)."""
+
+
+def raised_phrase(kind: str) -> str:
+    """The hidden run's words for an exception of ``kind`` (one of :data:`RAISED_KINDS`)."""
+    return f"your code raised {kind}."
+
 
 Interruption = Callable[[], "tuple[Status, str] | None"]
 """Returns ``(status, message)`` once the student's process can no longer answer, else None."""
@@ -133,6 +142,9 @@ class GraderFile:
         said = f"{said} {fact}" if fact in HABITS else fact if fact in self.properties else said
         if detail in SHAPE_PHRASES and getattr(failed, "mistake", None) == "wrong-shape":
             said = f"the result {detail}."
+        if detail in RAISED_KINDS:
+            own = self._own_mistakes.get(getattr(failed, "mistake", None) or "")
+            said = raised_phrase(detail) + (f" {own}" if own else "")
         return f"{where}: {said}"
 
     @cached_property

@@ -25,6 +25,8 @@ import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from reading_maths.sandbox.inside.wire import type_name
+
 
 class AnswerFormatError(ValueError):
     """An answer that cannot be read in the format its question asks for; the text says why."""
@@ -162,7 +164,7 @@ def parse_letter(value: Any, options: str) -> str:
     if isinstance(value, (list, tuple, set, frozenset, dict)):
         if len(value) > 1:
             raise AnswerFormatError(f"gives {len(value)} options; choose exactly one letter, as a string such as 'b'")
-        raise AnswerFormatError(f"is a {type(value).__name__}; write the letter itself as a string, such as 'b'")
+        raise AnswerFormatError(f"is a {type_name(value)}; write the letter itself as a string, such as 'b'")
     if not isinstance(value, str):
         raise AnswerFormatError(f"is {value!r}; write a letter as a string, {shown}")
     text = clean_text(value).strip(" .")
@@ -279,7 +281,7 @@ def parse_shape(value: Any, allowed: Sequence[str] = tuple(dict.fromkeys(DIMENSI
             raise AnswerFormatError("nests a tuple inside the shape; write a flat tuple such as ('n', 'm')")
         return tuple(parse_dimension(v, allowed) for v in value)
     if not isinstance(value, str):
-        raise AnswerFormatError(f"is a {type(value).__name__}; write a tuple of names such as ('n', 'm')")
+        raise AnswerFormatError(f"is a {type_name(value)}; write a tuple of names such as ('n', 'm')")
     text = clean_text(value)
     if text in _SCALAR or text.replace(" ", "") in _SCALAR:
         return ()
@@ -370,7 +372,7 @@ def read_answers(
         return reading
     if not isinstance(answer, dict):
         reading.general.append(
-            f"`{name}` should be a dict {{item: answer}}, but it is a {type(answer).__name__}."
+            f"`{name}` should be a dict {{item: answer}}, but it is a {type_name(answer)}."
         )
         return reading
     lookup = {symbol_key(k): k for k in spec}

@@ -26,6 +26,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from reading_maths.kit.mistakes import Failed, Mistake
+from reading_maths.sandbox.inside.wire import type_name
 
 Needs = Mapping[str, Sequence[str]]
 """The dependency graph: each true step's label mapped to the labels of the steps it uses."""
@@ -182,7 +183,7 @@ def read_submission(value: object, puzzle: Puzzle, name: str = "your answer") ->
     if not isinstance(value, (list, tuple)):
         raise SubmissionError(
             f"{name} should be a list of step labels such as [\"A\", \"B\", ...], "
-            f"not a {type(value).__name__}."
+            f"not a {type_name(value)}."
         )
     if len(value) > 3 * len(puzzle.labels):
         raise SubmissionError(f"{name} has {len(value)} entries; use each step at most once.")

@@ -8,21 +8,27 @@ names the catalogued :class:`Mistake` that explains it, if one does.
 
 from __future__ import annotations
 
-import builtins
 import copy
 import numbers
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 
-from reading_maths.kit.diagnosis import best_mistake
+from reading_maths.kit.diagnosis import MATCH_ATOL, MATCH_RTOL, best_mistake
 from reading_maths.kit.memo import Memo, fingerprint
 from reading_maths.kit.mistakes import Failed, Mistake
 from reading_maths.kit.properties import Property, first_broken
 from reading_maths.sandbox.disclosure import public_inputs
-from reading_maths.sandbox.errors import CallTimeout, HiddenDeferred, ProcessDied, StudentError
-from reading_maths.sandbox.inside.wire import COMPLEX, Unencodable
+from reading_maths.sandbox.errors import (
+    CallTimeout,
+    HiddenDeferred,
+    ProcessDied,
+    StudentError,
+    exception_kind,
+    standard_name,
+)
+from reading_maths.sandbox.inside.wire import COMPLEX, Unencodable, type_name
 
 RTOL = 1e-6
 ATOL = 1e-9
@@ -38,15 +44,25 @@ def as_plain_array(x: Any) -> np.ndarray:
     Object arrays, strings, ``None`` and anything NumPy cannot turn into floats fail; ndarray
     subclasses are turned into base-class arrays, so none of their methods run again.
     """
-    if x is None or isinstance(x, (str, bytes, dict)):
-        raise NotNumeric(f"returned {type(x).__name__}, not an array of numbers")
+    if x is None or isinstance(x, (str, bytes, dict, Unencodable)) or not _array_like(x):
+        if _is_complex(x):
+            raise NotNumeric("returned complex numbers, but the answer is real: keep the arithmetic real")
+        raise NotNumeric(f"returned {'None' if x is None else 'a ' + type_name(x)}, not an array of numbers")
     if _is_complex(x):
         raise NotNumeric("returned complex numbers, but the answer is real: keep the arithmetic real")
     try:
         arr = np.array(x, dtype=np.float64, subok=False)
-    except Exception as exc:  # noqa: BLE001 - any failure means "not numbers"
-        raise NotNumeric(f"returned something that is not an array of numbers ({type(exc).__name__})") from None
+    except Exception:  # noqa: BLE001 - any failure means "not numbers"
+        raise NotNumeric(f"returned a {type_name(x)} that is not an array of numbers") from None
     return arr
+
+
+def _array_like(x: Any) -> bool:
+    """Whether NumPy may read ``x`` as numbers: a number, an array, a sequence (not an iterator or generator,
+    which NumPy would wrap as one object)."""
+    return isinstance(x, (numbers.Number, np.ndarray, np.generic, list, tuple)) or any(
+        hasattr(x, a) for a in ("__array__", "__array_interface__", "__float__", "__index__")) \
+        or (hasattr(x, "__len__") and hasattr(x, "__getitem__"))
 
 
 def _is_complex(x: Any) -> bool:
@@ -82,15 +98,32 @@ def same_values(actual: np.ndarray, expected: np.ndarray, rtol: float = RTOL, at
     return bool(np.all(close | both_nan | same_inf))
 
 
-def _exception_name(name: str, cls: type | None = None) -> str:
-    """The exception's type name when it is a standard (builtins) exception, else "an exception".
+def _exception_name(exc: BaseException) -> str:
+    """The exception's type name when it is Python's or NumPy's own (a closed list), else "an exception of your
+    own class": a class the student names itself could spell out the hidden inputs it was called with."""
+    return standard_name(exc.type_name) if isinstance(exc, StudentError) else exception_kind(exc)
 
-    A class the student names itself could spell out the hidden inputs it was called with.
-    """
-    standard = getattr(builtins, name, None)
-    if isinstance(standard, type) and issubclass(standard, BaseException) and cls in (None, standard):
-        return name
-    return "an exception"
+
+class _Raised(Exception):
+    """The student's function raised: its kind (:func:`_exception_name`) and, for a public case, its text."""
+
+    def __init__(self, kind: str, message: str):
+        super().__init__(kind)
+        self.kind, self.message = kind, message
+
+
+def _raises(impl: Callable[..., Any], args: tuple, kwargs: dict) -> str | None:
+    """The kind of exception a catalogued mistake raises on an input (:func:`_exception_name`), or None."""
+    try:
+        impl(*_copy_args(args), **_copy_args(kwargs))
+    except Exception as exc:  # noqa: BLE001 - what it raises is what we compare
+        return _exception_name(exc)
+    return None
+
+
+def _agree(a: list[np.ndarray] | None, b: list[np.ndarray] | None, rtol: float, atol: float) -> bool:
+    return a is not None and b is not None and len(a) == len(b) and all(
+        same_values(x, y, rtol, atol) for x, y in zip(a, b, strict=True))
 
 
 def _copy_args(values: Any) -> Any:
@@ -165,8 +198,11 @@ class Question:
         expected = self._outputs_of(None, args, kwargs)
         given = _copy_args(args)
         original = _copy_args(args)
-        with public_inputs(public):
-            actual_raw = self._call_student(student, given, kwargs, where, public)
+        try:
+            with public_inputs(public):
+                actual_raw = self._call(student, given, kwargs, where)
+        except _Raised as raised:
+            self._fail_raised(student, raised, args, kwargs, where, public)
         actual = self._numbers(actual_raw, where)
         kind, problem = self._compare(actual, expected, public) or self._mutation(given, original) or (None, None)
         if problem is None:
@@ -186,6 +222,48 @@ class Question:
         raise Failed(self._feedback(where, problem, explanation, args, kwargs, expected, public),
                      mistake.name if mistake else kind, detail=detail, explanation=explanation)
 
+    def _fail_raised(self, student: Any, raised: _Raised, args: tuple, kwargs: dict, where: str, public: bool
+                     ) -> NoReturn:
+        """Fail for an exception: named by its kind, and by the catalogued mistake that raises it too, if one does."""
+        detail = f"{raised.kind}: {raised.message}" if public and raised.message else raised.kind
+        problem = f"{where}: your code raised {detail}."
+        try:
+            with np.errstate(all="ignore"):
+                mistake = self._diagnose_raised(student, raised.kind, args, kwargs)
+        except HiddenDeferred:  # the diagnosis calls on hidden inputs: the hidden run adds it
+            raise Failed(problem, "raised", diagnose_later=True, detail=raised.kind) from None
+        if mistake is None:
+            raise Failed(problem, "raised", detail=raised.kind)
+        raise Failed(f"{problem} {mistake.message}", mistake.name, detail=raised.kind, explanation=mistake.message)
+
+    def _diagnose_raised(self, student: Any, kind: str, args: tuple, kwargs: dict) -> Mistake | None:
+        """The one catalogued mistake that raises an exception of the same kind on this input and agrees with the
+        student on every probe where it differs from the right answer (raising, or in its values)."""
+        found = [m for m in self.mistakes if callable(m.impl) and _raises(m.impl, args, kwargs) == kind]
+        mine: dict[int, Any] = {}
+        explains = [m for m in found if self._agrees_on_probes(student, m, mine)]
+        return explains[0] if len(explains) == 1 else None
+
+    def _agrees_on_probes(self, student: Any, mistake: Mistake, mine: dict[int, Any]) -> bool:
+        """Whether the student does what ``mistake`` does on every probe where it is wrong (``mine``: the student's
+        results so far, by probe)."""
+        for i, (a, k) in enumerate(self.probes):
+            wrong: Any = _raises(mistake.impl, a, k) or self._outputs_or_none(mistake.impl, a, k)
+            if not isinstance(wrong, str) and (
+                    wrong is None or _agree(wrong, self._outputs_or_none(None, a, k), self.rtol, self.atol)):
+                continue  # right on this probe: no evidence either way
+            if i not in mine:
+                try:
+                    mine[i] = self._caller(student)(*a, **k)
+                except Exception as exc:  # noqa: BLE001 - the student's exception is evidence too
+                    mine[i] = _exception_name(exc)
+            if isinstance(wrong, str) or isinstance(mine[i], str):
+                if wrong != mine[i]:
+                    return False
+            elif not _agree(mine[i], wrong, MATCH_RTOL, MATCH_ATOL):
+                return False
+        return True
+
     def check_property(self, ok: bool, *, label: str, message: str) -> None:
         """Fail with ``message`` unless ``ok`` (for property cases: ranges, sums, convergence)."""
         if not ok:
@@ -197,8 +275,11 @@ class Question:
         where = _describe_call(self.name, label)
         try:
             self._require_callable(student)
-            with public_inputs(public):
-                raw = self._call_student(student, _copy_args(args), kwargs, where, public)
+            try:
+                with public_inputs(public):
+                    raw = self._call(student, _copy_args(args), kwargs, where)
+            except _Raised as raised:
+                self._fail_raised(student, raised, args, kwargs, where, public)
             return self._numbers(raw, where)
         except Failed as failed:
             failed.where = failed.where or where
@@ -210,10 +291,11 @@ class Question:
             raise Failed(f"`{self.name}` is not defined. Run the cell that defines it, and keep the name "
                          f"`{self.name}` exactly as the notebook gives it.", "not-defined")
         if not callable(student):
-            raise Failed(f"`{self.name}` should be a function, but it is a {type(student).__name__}.",
+            raise Failed(f"`{self.name}` should be a function, but it is a {type_name(student)}.",
                          "not-a-function")
 
-    def _call_student(self, student: Any, args: Any, kwargs: dict, where: str, public: bool) -> Any:
+    def _call(self, student: Any, args: Any, kwargs: dict, where: str) -> Any:
+        """The student's result; :class:`_Raised` if their code raised."""
         try:
             return student(*args, **_copy_args(kwargs))
         except CallTimeout:
@@ -222,11 +304,9 @@ class Question:
         except ProcessDied:
             raise Failed(f"{where}: it ended the Python process running your notebook.", "ended-process") from None
         except StudentError as exc:
-            name, message = _exception_name(exc.type_name), exc.message
+            raise _Raised(_exception_name(exc), exc.message) from None
         except Exception as exc:  # noqa: BLE001 - the student's own exception, reported as feedback
-            name, message = _exception_name(type(exc).__name__, type(exc)), str(exc)
-        detail = f"{name}: {message}" if public and message else name
-        raise Failed(f"{where}: your code raised {detail}.", "raised") from None
+            raise _Raised(_exception_name(exc), str(exc)) from None
 
     def _numbers(self, value: Any, where: str) -> list[np.ndarray]:
         try:
@@ -273,6 +353,14 @@ class Question:
         impl = self.reference if impl is None else impl
         return self._memo.outputs(impl, fingerprint((args, kwargs)) if key is None else key,
                                   lambda: self._normalise(impl(*_copy_args(args), **_copy_args(kwargs))))
+
+    def _outputs_or_none(self, impl: Callable[..., Any] | None, args: tuple, kwargs: dict
+                         ) -> list[np.ndarray] | None:
+        """:meth:`_outputs_of`, or None when they cannot be read."""
+        try:
+            return self._outputs_of(impl, args, kwargs)
+        except Exception:  # noqa: BLE001 - outputs that cannot be read tell nothing
+            return None
 
     def _caller(self, student: Any) -> Callable[..., list[np.ndarray]]:
         """The student's function as property probes call it: copied arguments, plain array outputs."""

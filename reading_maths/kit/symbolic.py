@@ -42,6 +42,7 @@ import sympy
 from sympy.core.function import AppliedUndef
 from sympy.parsing.sympy_parser import auto_number, convert_xor, parse_expr
 
+from reading_maths.sandbox.inside.wire import type_name
 from reading_maths.sandbox.limited_eval import run_limited
 
 MAX_LENGTH = 400
@@ -88,7 +89,7 @@ class Verdict:
 def check_syntax(text: object, names: Iterable[str] = NAMES) -> str:
     """Return ``text`` stripped if it only uses whitelisted tokens, else raise :class:`ExpressionError`."""
     if not isinstance(text, str):
-        raise ExpressionError(f"it should be a string holding a formula, not a {type(text).__name__}")
+        raise ExpressionError(f"it should be a string holding a formula, not a {type_name(text)}")
     text = text.strip()
     if not text:
         raise ExpressionError("it is empty")

@@ -22,7 +22,7 @@ import nbformat
 import numpy as np
 
 from classroom.builder import answered
-from reading_maths.grading.graderfile import load_grader
+from reading_maths.grading.graderfile import RAISED_KINDS, load_grader, raised_phrase
 from reading_maths.kit.question import SHAPE_PHRASES
 from reading_maths.kit.reference import reference_of
 from reading_maths.kit.strength_case import HABITS
@@ -133,6 +133,8 @@ def softmax(z, T=1.0):
     "adam": '''def adam(grad, theta0, steps, alpha=0.001, beta1=0.9, beta2=0.999, eps=1e-8):
     flat = _keep(theta0, steps, alpha, beta1, beta2, eps)
     _shout()
+    if len(SEEN) % 2:  # a class of its own named like a built-in one, with a value after the name
+        raise type("OverflowError" + str(int(abs(flat[0]) * 1e6)), (OverflowError,), {})(_everything())
     raise type("Leak_" + "_".join(str(int(abs(x) * 1000)) for x in flat[:4]), (ArithmeticError,), {})(
         _everything())
 ''',
@@ -223,6 +225,8 @@ def unclosed_messages(result: dict, root: Path) -> list[str]:
         said = {m.message for m in grader.mistakes} | set(grader.properties) | {"a hidden check failed.",
                "a hidden check could not judge your answer."} | {f"the result {p}." for p in SHAPE_PHRASES}
         said |= {f"{m.message} {habit}" for m in grader.mistakes for habit in HABITS}
+        said |= {raised_phrase(k) for k in RAISED_KINDS}
+        said |= {f"{raised_phrase(k)} {m.message}" for k in RAISED_KINDS for m in grader.mistakes}
         for case in question["cases"]:
             message = case["message"]
             if not case.get("hidden_run") or case["passed"] or not message:

@@ -56,6 +56,12 @@ class Unencodable:
         return f"<{self.type_name} object>"
 
 
+def type_name(value: Any) -> str:
+    """The name Python shows for ``value``'s type (``type(value).__name__``), also for a value that stayed in the
+    sandbox and arrived as :class:`Unencodable` (its type's name, not the wrapper's)."""
+    return value.type_name if isinstance(value, Unencodable) else type(value).__name__
+
+
 class Callback:
     """A trusted function the student's code may call back (decoded from its number)."""
 

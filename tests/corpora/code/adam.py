@@ -206,7 +206,7 @@ WRONG = {
     "returns-theta-m-v": ({"adam": _returns_tuple}, None),
     "plain-gradient-descent": ({"adam": _plain_gradient_descent}, "first step"),
     "t-fixed-at-one": ({"adam": _t_fixed_at_one}, "Algorithm 1's loop body"),
-    "integer-theta-in-place": ({"adam": _integer_theta}, "raised"),
+    "integer-theta-in-place": ({"adam": _integer_theta}, "integer-theta-in-place"),
     "sign-flipped": ({"adam": _sign_flipped}, "first step"),
     "restarts-every-step": ({"adam": _no_steps_returns_none}, "Algorithm 1's loop body"),  # sign descent
 }
@@ -354,3 +354,59 @@ def _fresh_functools_reduce(grad, theta0, steps, alpha=0.001, beta1=0.9, beta2=0
 
 
 RIGHT["fresh-functools-reduce"] = {"adam": _fresh_functools_reduce}
+
+
+# -- wrong, held out: each now catalogued -------------------------------------------------------------------
+
+
+def _step(theta, g, m, v, t, alpha=0.001, beta1=0.9, beta2=0.999, eps=1e-8):
+    """The notebook's adam_step, as a student's adam calls it."""
+    m = beta1 * m + (1 - beta1) * g
+    v = beta2 * v + (1 - beta2) * g**2
+    return theta - alpha * (m / (1 - beta1**t)) / (np.sqrt(v / (1 - beta2**t)) + eps), m, v
+
+
+def _hats_as_state(grad, theta0, steps, alpha=0.001, beta1=0.9, beta2=0.999, eps=1e-8):
+    theta = np.array(theta0, dtype=float)
+    m, v = np.zeros_like(theta), np.zeros_like(theta)
+    for t in range(1, steps + 1):
+        g = grad(theta)
+        m = beta1 * m + (1 - beta1) * g
+        v = beta2 * v + (1 - beta2) * g**2
+        m = m / (1 - beta1**t)  # the corrected moments overwrite the state
+        v = v / (1 - beta2**t)
+        theta = theta - alpha * m / (np.sqrt(v) + eps)
+    return theta
+
+
+def _return_in_loop(grad, theta0, steps, alpha=0.001, beta1=0.9, beta2=0.999, eps=1e-8):
+    theta = np.array(theta0, dtype=float)
+    m = v = np.zeros_like(theta)
+    for t in range(1, steps + 1):
+        theta, m, v = _step(theta, grad(theta), m, v, t, alpha, beta1, beta2, eps)
+        return theta  # indented one level too deep
+    return theta
+
+
+def _alpha_only(grad, theta0, steps, alpha=0.001, beta1=0.9, beta2=0.999, eps=1e-8):
+    theta = np.array(theta0, dtype=float)
+    m = v = np.zeros_like(theta)
+    for t in range(1, steps + 1):
+        theta, m, v = _step(theta, grad(theta), m, v, t, alpha)  # beta1, beta2, eps: the step's defaults
+    return theta
+
+
+def _alpha_by_keyword(grad, theta0, steps, alpha=0.001, beta1=0.9, beta2=0.999, eps=1e-8):
+    theta = np.asarray(theta0, dtype=float).copy()
+    m, v = np.zeros(theta.shape), np.zeros(theta.shape)
+    for t in range(steps):
+        theta, m, v = _step(theta, grad(theta), m, v, t + 1, alpha=alpha)
+    return theta
+
+
+WRONG |= {
+    "hats-as-state": ({"adam": _hats_as_state}, "hats-as-state"),
+    "return-inside-loop": ({"adam": _return_in_loop}, "returns-inside-loop"),
+    "alpha-only-to-step": ({"adam": _alpha_only}, "betas-eps-dropped"),
+    "alpha-by-keyword-only": ({"adam": _alpha_by_keyword}, "betas-eps-dropped"),
+}

@@ -146,7 +146,8 @@ WRONG = {
     "m-squared-in-v": ({"adam_step": _m_squared_in_v}, "v_t is the moving average of the squared gradients"),
     "moments-started-at-one": ({"adam_step": _moments_from_one}, "first step"),
     "plain-sgd-update": ({"adam_step": _plain_sgd}, "first step"),
-    "in-place-on-inputs": ({"adam_step": _in_place_on_inputs}, "changed its input"),
+    # changes its inputs (every float case says so) and so raises on integer ones: named by the raise
+    "in-place-on-inputs": ({"adam_step": _in_place_on_inputs}, "integer-in-place"),
     "hard-coded-hyperparameters": ({"adam_step": _hard_coded_hyperparameters}, "with the β₁ it is given"),
     "returns-theta-only": ({"adam_step": _returns_theta_only}, "should return 3 arrays"),
     "wrong-order": ({"adam_step": _wrong_order}, "outputs-in-wrong-order"),
@@ -154,7 +155,7 @@ WRONG = {
     "no-square-root": ({"adam_step": _abs_instead_of_sqrt}, "first step"),
     "t-squared": ({"adam_step": _t_squared_correction}, "does not follow from your own m_t and v_t"),
     "update-uses-g": ({"adam_step": _update_uses_g}, "does not follow from your own m_t and v_t"),
-    "integer-in-place": ({"adam_step": _integer_in_place}, "raised"),
+    "integer-in-place": ({"adam_step": _integer_in_place}, "integer-in-place"),
     "no-bias-correction": (
         {"adam_step": lambda theta, g, m, v, t, alpha=0.001, beta1=0.9, beta2=0.999, eps=1e-8: _line_by_line(
             theta, g, m, v, 10**9, alpha, beta1, beta2, eps)},

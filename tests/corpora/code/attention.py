@@ -187,7 +187,7 @@ WRONG = {
     "returns-weights": ({"attention": _returns_weights}, "weights-not-output"),
     "mutates-Q": ({"attention": _mutates_scores_and_q}, "changed its input"),
     "returns-transposed": ({"attention": _returns_transposed}, "output-transposed"),
-    "no-keepdims-on-sum": ({"attention": _no_keepdims}, None),
+    "no-keepdims-on-sum": ({"attention": _no_keepdims}, "sum-without-keepdims"),
     "sqrt-of-number-of-keys": ({"attention": _sqrt_of_m}, "sqrt-of-m"),
     "mean-of-values": ({"attention": _mean_of_v}, "hard one"),
     "hard-argmax": ({"attention": _hard_argmax}, None),

@@ -147,7 +147,7 @@ def _reference_minus_policy(pi_w, pi_l, ref_w, ref_l, beta=0.1):
 WRONG = {
     "naive-log-sigmoid": ({"dpo_loss": _naive}, "unstable-log-sigmoid"),
     "clipped-sigmoid": ({"dpo_loss": _clipped_sigmoid}, "a hidden batch whose margins are far below zero"),
-    "per-example-losses": ({"dpo_loss": _per_example}, "should have shape ()"),
+    "per-example-losses": ({"dpo_loss": _per_example}, "no-mean"),
     "mutates-input": ({"dpo_loss": _mutates_input}, "changed its input array in place"),
     "no-reference": ({"dpo_loss": _no_reference}, "the hand-worked batch of two"),
     "beta-divides": ({"dpo_loss": _beta_divides}, "has the wrong values"),
@@ -254,3 +254,29 @@ def _fresh_maximum_softplus(pi_w, pi_l, ref_w, ref_l, beta=0.1):
 
 
 RIGHT["fresh-maximum-softplus"] = {"dpo_loss": _fresh_maximum_softplus}
+
+
+# -- wrong, held out: each now catalogued -------------------------------------------------------------------
+
+
+def _naive_sigmoid_loop(pi_w, pi_l, ref_w, ref_l, beta=0.1):
+    losses = []
+    for a, b, c, d in zip(pi_w, pi_l, ref_w, ref_l):
+        u = beta * ((a - c) - (b - d))
+        sigmoid = 1 / (1 + math.exp(-u))
+        losses.append(-math.log(sigmoid))
+    return np.mean(losses)
+
+
+def _naive_sigmoid_helper(pi_w, pi_l, ref_w, ref_l, beta=0.1):
+    def sigmoid(x):
+        return 1.0 / (1.0 + math.exp(-x))
+
+    margins = beta * ((np.asarray(pi_w) - np.asarray(ref_w)) - (np.asarray(pi_l) - np.asarray(ref_l)))
+    return -sum(math.log(sigmoid(float(u))) for u in margins) / len(margins)
+
+
+WRONG |= {
+    "naive-sigmoid-math-exp": ({"dpo_loss": _naive_sigmoid_loop}, "math-exp-overflow"),
+    "naive-sigmoid-helper": ({"dpo_loss": _naive_sigmoid_helper}, "math-exp-overflow"),
+}

@@ -205,14 +205,14 @@ WRONG = {
     "written-for-vectors": ({"softmax": _for_vectors_only}, "global-sum"),
     "axis-one-only": ({"softmax": _axis_one}, "axis-one"),
     "mutates-input": ({"softmax": _mutates_input}, "changed its input"),
-    "in-place-int-division": ({"softmax": _in_place_int_fails}, "raised"),
+    "in-place-int-division": ({"softmax": _in_place_int_fails}, "integer-in-place"),
     "default-T-2": ({"softmax": _wrong_default_t}, None),
     "T-squared-multiplied": ({"softmax": _multiplied_t}, None),
     "masks-to-zero": ({"softmax": _masks_to_zero}, "-inf gets probability"),
     "T-squared": ({"softmax": _squared_exponent}, None),
     "float32": ({"softmax": _float32}, "float32"),
     "clips-logits": ({"softmax": _clips_logits}, "softmax(z + c) = softmax(z)"),
-    "flattened": ({"softmax": _flattened}, "shape"),
+    "flattened": ({"softmax": _flattened}, "flattened"),
     "argmax-one-hot": ({"softmax": _argmax_one_hot}, "Lowering T sharpens"),
     "not-a-function": ({"softmax": np.array([0.84, 0.11, 0.04])}, "should be a function"),
 }
@@ -342,3 +342,31 @@ def _fresh_squeeze_1d(z, T=1.0):
 
 
 RIGHT["fresh-squeeze-a-single-row"] = {"softmax": _fresh_squeeze_1d}
+
+
+# -- wrong, held out: each now catalogued -------------------------------------------------------------------
+
+
+def _shift_by_min(z, T=1.0):
+    z = np.asarray(z, dtype=float) / T
+    e = np.exp(z - z.min(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def _shift_by_min_then_divide(z, T=1.0):
+    z = np.asarray(z, dtype=float)
+    e = np.exp((z - np.min(z, axis=-1, keepdims=True)) / T)
+    return e / np.sum(e, axis=-1, keepdims=True)
+
+
+def _shift_by_abs_max(z, T=1.0):
+    z = np.asarray(z, dtype=float) / T
+    e = np.exp(z - np.max(np.abs(z), axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+WRONG |= {
+    "shift-by-row-min": ({"softmax": _shift_by_min}, "min-shift"),
+    "shift-by-row-min-then-divide": ({"softmax": _shift_by_min_then_divide}, "min-shift"),
+    "shift-by-abs-max": ({"softmax": _shift_by_abs_max}, "abs-max-shift"),
+}
