@@ -25,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from reading_maths.kit.answers import named
 from reading_maths.kit.mistakes import Failed, Mistake
 
 Needs = Mapping[str, Sequence[str]]
@@ -192,9 +193,9 @@ def read_submission(value: object, puzzle: Puzzle, name: str = "your answer") ->
             raise SubmissionError(f"{name} should contain step labels as strings, like \"A\".")
         label = item.strip().upper()
         if label not in puzzle.labels:
-            shown = item if len(item) <= 10 else item[:10] + "…"
+            shown = named(item if len(item) <= 10 else item[:10] + "…")
             raise SubmissionError(
-                f"{name} contains {shown!r}, which is not one of the step labels "
+                f"{name} contains {shown}, which is not one of the step labels "
                 f"({', '.join(puzzle.labels)})."
             )
         labels.append(label)
