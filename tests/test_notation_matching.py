@@ -296,9 +296,10 @@ def _dictionary_item(key: str) -> str | None:
     (r"\lVert \cdot \rVert", "norm"), (r"\|\cdot\|_2", "norm"), (r"\log(\cdot)", "log"), ("log(...)", "log"),
     (r"\mathbb{1}[\cdot]", "indicator"), (r"\mathbb{1}\{\bullet\}", "indicator"), (r"\sum_{i}(\cdot)", "sum_prod"),
     (r"\prod_i(-)", "sum_prod"), (r"\mathrm{KL}(\cdot \| \cdot)", "KL"), (r"\arg\max(\cdot)", "argmax"),
-    (r"\nabla(\cdot)", "nabla"),
+    (r"\nabla(\cdot)", "nabla"), (r"\hat{\cdot}", "hat"), (r"\mathbb{E}\{\cdot\}", "expectation"),
     # a different symbol, or none: still an unknown key
     (r"\|\cdot\|_1", None), (r"|\cdot|", None), (r"f(\cdot)", None), (r"\cdot", None), (r"x \cdot", None),
+    (r"\mathbb{\cdot}", None), (r"\tilde{\cdot}", None), ("(.)", None),
 ])
 def test_a_placeholder_argument_names_the_operator_alone(key, item, by_hand, monkeypatch):
     if by_hand:

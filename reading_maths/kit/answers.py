@@ -80,7 +80,7 @@ def latex_by_hand(text: str) -> str:
     return re.sub(r"\\([a-zA-Z]+|\|)", lambda m: _LATEX_SYMBOLS.get(m.group(1), m.group(0)), text)
 
 
-def _visible(text: str) -> str:
+def visible(text: str) -> str:
     """``text`` without its invisible format characters (zero-width spaces and joiners, a soft hyphen)."""
     return "".join(ch for ch in text if unicodedata.category(ch) != "Cf")
 
@@ -98,7 +98,7 @@ def clean_text(value: str) -> str:
     str
         the text in lower case, with single spaces and no spaces at either end.
     """
-    text = unicodedata.normalize("NFKC", _visible(value)).casefold()
+    text = unicodedata.normalize("NFKC", visible(value)).casefold()
     return " ".join(text.split())
 
 
@@ -126,7 +126,7 @@ def symbol_key(value: str) -> str:
     >>> symbol_key("x^{(i)}") == symbol_key("x^(i)") == "xi"
     True
     """
-    text = unicodedata.normalize("NFD", latex_to_text(_visible(str(value))))
+    text = unicodedata.normalize("NFD", latex_to_text(visible(str(value))))
     text = re.sub(r"(.)\u0302", r"hat\1", text)
     text = re.sub(r"(.)\u0303", r"tilde\1", text)
     text = re.sub(r"(.)[\u0304\u0305]", r"bar\1", text)
@@ -154,11 +154,15 @@ def describe(ch: str) -> str:
     return f"the character U+{ord(ch):04X} {unicodedata.name(ch, '(unnamed)')}{glyph}"
 
 
-def named(value: Any) -> str:
-    """``repr(value)``, and for text holding a character that is not printable ASCII, the first such one named:
-    ``'а' (with the character U+0430 CYRILLIC SMALL LETTER A (а))``, which a reader cannot tell from ``'a'``."""
-    odd = next((ch for ch in value if not " " <= ch < "\x7f"), None) if isinstance(value, str) else None
-    return repr(value) + (f" (with {describe(odd)})" if odd else "")
+def named(value: Any, width: int | None = None) -> str:
+    """``repr(value)`` (of its first ``width`` characters, then ``…``), and for text holding a character that is
+    not printable ASCII, the first such one named: ``'а' (with the character U+0430 CYRILLIC SMALL LETTER A
+    (а))``, which a reader cannot tell from ``'a'``."""
+    if not isinstance(value, str):
+        return repr(value)
+    odd = next((ch for ch in value if not " " <= ch < "\x7f"), None)
+    shown = repr(value) if width is None or len(value) <= width else repr(value[:width] + "…")
+    return shown + (f" (with {describe(odd)})" if odd else "")
 
 
 # -- single answers --------------------------------------------------------------------------
@@ -357,13 +361,13 @@ _ALTERNATIVES = re.compile(r"\s+or\s+|/|,")
 
 
 _SPACING = r"(?:\s|\\[,;:! ]|\\q?quad(?![a-zA-Z]))*"
-_SLOT = re.compile(  # a placeholder argument: ·, \cdot, \bullet, ., ..., -, _, □ alone between brackets or bars
-    r"(?:(?<=[(\[|‖,])|(?<=\\\{)|(?<=Vert)|(?<=vert))" + _SPACING
+_SLOT = re.compile(  # a placeholder argument: ·, \cdot, \bullet, ., ..., -, _, □ alone in brackets, braces or bars
+    r"(?:(?<=[(\[{|‖,])|(?<=Vert)|(?<=vert))" + _SPACING
     + r"(?:\\(?:cdot|bullet|cdots|ldots|dots|square|Box|_)(?![a-zA-Z])|[·⋅∙•□…_-]|\.{1,3})" + _SPACING
-    + r"(?=\\right|\\[|}]|\\[lr]?[Vv]ert|[)\]|‖,])")
+    + r"(?=\\right|\\[|}]|\\[lr]?[Vv]ert|[)\]}|‖,])")
 _ANY = "\ue000"
-_SLOTS_ONLY = re.compile(  # brackets holding nothing but placeholders (and the separators between them)
-    r"(?:\\left\s*)?(?:[(\[]|\\\{)(?:[\s,|‖\ue000]|\\[,;:! |]|\\[Vv]ert)*(?:\\right\s*)?(?:[)\]]|\\\})")
+_SLOTS_ONLY = re.compile(  # brackets or braces holding nothing but placeholders (and separators between them)
+    r"(?:\\left\s*)?(?:[(\[{]|\\\{)(?:[\s,|‖\ue000]|\\[,;:! |]|\\[Vv]ert)*(?:\\right\s*)?(?:[)\]}]|\\\})")
 _ARGUMENT = re.compile(  # an argument between brackets or bars, with no brackets, bars or commands inside
     r"(?P<open>(?:\\left\s*)?[(\[]|\\\{|\\\||‖|\\[lr]?Vert|\|)[^()\[\]{}|‖\\]*[^()\[\]{}|‖\\\s][^()\[\]{}|‖\\]*"
     r"(?P<close>(?:\\right\s*)?[)\]]|\\\}|\\\||‖|\\[lr]?Vert|\|)")
@@ -382,7 +386,8 @@ def argument_slots(keys: Sequence[str]) -> dict[str, str]:
     """
     def slot(m: "re.Match[str]") -> str:
         return m.group() if _in_script(m.string, m.end("open")) else m["open"] + _ANY + m["close"]
-    return {symbol_key(_ARGUMENT.sub(slot, key)): key for key in keys if _ARGUMENT.search(key)}
+    templates = {key: _ARGUMENT.sub(slot, key) for key in keys}
+    return {symbol_key(template): key for key, template in templates.items() if _ANY in template}
 
 
 def _placeholder_item(raw_key: str, lookup: Mapping[str, str], slots: Mapping[str, str]) -> str | None:

@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from reading_maths.kit.answers import named
+from reading_maths.kit.answers import named, visible
 from reading_maths.kit.mistakes import Failed, Mistake
 
 Needs = Mapping[str, Sequence[str]]
@@ -191,11 +191,10 @@ def read_submission(value: object, puzzle: Puzzle, name: str = "your answer") ->
     for item in value:
         if not isinstance(item, str):
             raise SubmissionError(f"{name} should contain step labels as strings, like \"A\".")
-        label = item.strip().upper()
+        label = visible(item).strip().upper()
         if label not in puzzle.labels:
-            shown = named(item if len(item) <= 10 else item[:10] + "…")
             raise SubmissionError(
-                f"{name} contains {shown}, which is not one of the step labels "
+                f"{name} contains {named(item, 10)}, which is not one of the step labels "
                 f"({', '.join(puzzle.labels)})."
             )
         labels.append(label)

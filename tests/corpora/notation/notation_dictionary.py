@@ -70,7 +70,7 @@ WRONG.update({
 # keys with a placeholder argument name the operator alone; a different symbol stays an unknown key
 PLACEHOLDER_KEYS = {"expectation": r"\mathbb{E}[\cdot]", "argmax": r"\arg\max(\cdot)", "nabla": r"\nabla(\cdot)",
                     "KL": r"\mathrm{KL}(\cdot \| \cdot)", "sum_prod": r"\sum_{i}(\cdot)", "norm": r"\|\cdot\|",
-                    "indicator": r"\mathbb{1}[\cdot]", "log": r"\log(\cdot)"}
+                    "indicator": r"\mathbb{1}[\cdot]", "log": r"\log(\cdot)", "hat": r"\hat{\cdot}"}
 RIGHT.update({
     "placeholder-keys": {"dictionary": {PLACEHOLDER_KEYS.get(k, k): v for k, v in KEY.items()}},
     "placeholder-keys-spaced-and-other-dots": {"dictionary": {{
