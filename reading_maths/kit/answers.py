@@ -7,7 +7,8 @@ into one canonical form, forgiving where it is harmless and strict where it matt
 - case, surrounding spaces and brackets never matter: ``"B"``, ``" b "``, ``"(b)"`` read as ``"b"``;
   ``"Power "`` and ``"POWER"`` as ``"power"``;
 - a symbol may be written in Unicode or in LaTeX: ``"β₁ᵗ"``, ``"beta1^t"`` and ``"\\beta_1^t"`` are
-  the same key, and so are ``"∇"`` and ``"nabla"``;
+  the same key, and so are ``"∇"`` and ``"nabla"``; a placeholder argument names the symbol alone:
+  ``"\\mathbb{E}[\\cdot]"`` is the expectation, ``"‖·‖"`` the norm (never ``|·|`` or ``‖·‖₁``);
 - a shape may be a tuple, a list or a string: ``("n", "m")``, ``["n", "m"]``, ``"(n, m)"``, ``"n x m"``;
   a dimension name may drop its underscore or change case (``"dk"``, ``"D_K"`` are ``"d_k"``), and
   the companion section's ``n_q`` / ``n_k`` are accepted for ``n`` / ``m``;
@@ -15,9 +16,10 @@ into one canonical form, forgiving where it is harmless and strict where it matt
   always matter, a bare ``"d"`` is refused as ambiguous, and one item never takes several answers.
 
 A malformed answer raises :class:`AnswerFormatError`, whose message says how to write it and never
-whether it is right.  The module uses only the standard library, so the notebooks inline it in a
-read-only cell for their public checks (students may not have this package); pylatexenc, for
-LaTeX keys, is used when it is there and replaced by a small table when it is not.
+whether it is right; a character that is not printable ASCII is named in it (:func:`describe`).  The
+module uses only the standard library, so the notebooks inline it in a read-only cell for their public
+checks (students may not have this package); pylatexenc, for LaTeX keys, is used when it is there and
+replaced by a small table when it is not.
 """
 
 import re
