@@ -278,3 +278,54 @@ def test_issue_spellings_of_y_tilde(spelling):
                                   (r"\theta_{t-1}", r"\theta_t")])
 def test_latex_keys_keep_distinctions(a, b):
     assert symbol_key(a) != symbol_key(b)
+
+
+# -- placeholder arguments and characters named --------------------------------------------------
+
+def _dictionary_item(key: str) -> str | None:
+    notation = reference("notation")
+    reading = read_answers({key: "a"}, notation.DICTIONARY_OPTIONS, parse_letter, "dictionary",
+                           notation.DICTIONARY_ALIASES)
+    return next(iter(reading.values), None)
+
+
+@pytest.mark.parametrize("by_hand", [False, True], ids=["pylatexenc", "notebook-fallback"])
+@pytest.mark.parametrize("key, item", [
+    (r"\mathbb{E}[\cdot]", "expectation"), (r"\mathbb{E}[\,\cdot\,]", "expectation"), ("E[.]", "expectation"),
+    (r"\mathbb{E}_{x \sim p}[\cdot]", "expectation"), (r"\|\cdot\|", "norm"), ("‖·‖", "norm"), ("||.||", "norm"),
+    (r"\lVert \cdot \rVert", "norm"), (r"\|\cdot\|_2", "norm"), (r"\log(\cdot)", "log"), ("log(...)", "log"),
+    (r"\mathbb{1}[\cdot]", "indicator"), (r"\mathbb{1}\{\bullet\}", "indicator"), (r"\sum_{i}(\cdot)", "sum_prod"),
+    (r"\prod_i(-)", "sum_prod"), (r"\mathrm{KL}(\cdot \| \cdot)", "KL"), (r"\arg\max(\cdot)", "argmax"),
+    (r"\nabla(\cdot)", "nabla"), (r"\hat{\cdot}", "hat"), (r"\mathbb{E}\{\cdot\}", "expectation"),
+    # a different symbol, or none: still an unknown key
+    (r"\|\cdot\|_1", None), (r"|\cdot|", None), (r"f(\cdot)", None), (r"\cdot", None), (r"x \cdot", None),
+    (r"\mathbb{\cdot}", None), (r"\tilde{\cdot}", None), ("(.)", None),
+])
+def test_a_placeholder_argument_names_the_operator_alone(key, item, by_hand, monkeypatch):
+    if by_hand:
+        monkeypatch.setitem(sys.modules, "pylatexenc.latex2text", None)
+    assert _dictionary_item(key) == item
+
+
+@pytest.mark.parametrize("key", [r"W[\cdot]", r"x^{(\cdot)}", r"\theta(\cdot)", r"\beta_1^{(\cdot)}"])
+def test_a_placeholder_never_stands_for_what_tells_items_apart(key):
+    notation = reference("notation")
+    for spec, aliases in [(notation.SHAPE_ITEMS, None), (notation.POWER_ITEMS, notation.POWER_ITEMS_ALIASES)]:
+        assert not read_answers({key: "a"}, spec, lambda v, _: v, "x", aliases).values, key
+
+
+@pytest.mark.parametrize("ch, named", [
+    ("\u2212", "the character U+2212 MINUS SIGN (−)"), ("\u200b", "the character U+200B ZERO WIDTH SPACE"),
+    ("\u00a0", "the character U+00A0 NO-BREAK SPACE"), ("\n", "a line break"), ("\u2028", "a line break"),
+    ("\t", "a tab"), (";", "';'"), ("\u0435", "the character U+0435 CYRILLIC SMALL LETTER IE (е)"),
+    ("\uff11", "the character U+FF11 FULLWIDTH DIGIT ONE (１)"), ("\u201c", "the character U+201C LEFT DOUBLE "
+                                                                      "QUOTATION MARK (“)"),
+])
+def test_characters_are_named_as_a_student_can_find_them(ch, named):
+    assert answers.describe(ch) == named
+
+
+def test_a_lookalike_letter_is_named_in_the_message():
+    with pytest.raises(AnswerFormatError, match=r"'а' \(with the character U\+0430 CYRILLIC SMALL LETTER A \(а\)\)"):
+        parse_letter("а", "abcd")
+    assert parse_letter("b\u200b", "abcd") == "b"  # an invisible character is no character

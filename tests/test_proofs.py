@@ -154,6 +154,36 @@ def test_sympy_alone_would_miss_this_but_the_numeric_check_does_not():
     assert verdict.ok, verdict
 
 
+@pytest.mark.parametrize("text, plain", [
+    ("(1 − beta1)*g(1)", "(1 - beta1)*g(1)"), ("(1 – beta1)×g(1)", "(1 - beta1)*g(1)"),
+    ("beta1·k⋅2", "beta1*k*2"), ("beta1²", "beta1**(2)"), ("beta1ᵏ⁻ⁱ", "beta1**(k-i)"), ("g(k)⁻¹", "g(k)**(-1)"),
+    ("(1 - beta1)*\n  g(1)", "(1 - beta1)*   g(1)"), ("1\u00a0+\u200bk", "1 +k"), ("g(１)", "g(1)"), ("𝑘", "k"),
+])
+def test_characters_with_a_plain_meaning_are_read_as_ascii(text, plain):
+    assert symbolic.check_syntax(text) == plain
+
+
+@pytest.mark.parametrize("text, message", [
+    ("1 — beta1", "it contains the character U+2014 EM DASH (—): type - instead"),
+    ("bеta1", "it contains the character U+0435 CYRILLIC SMALL LETTER IE (е): type e instead; the names allowed"),
+    ("β1", "it contains the character U+03B2 GREEK SMALL LETTER BETA (β)"),
+    ("‘beta1’", "U+2018 LEFT SINGLE QUOTATION MARK (‘): a formula has no quotes, delete it"),
+    ("beta1 • k", "U+2022 BULLET (•): type * instead"),
+    ("beta1 $ k", "it contains '$';"),  # not the space before it
+])
+def test_refused_characters_are_named(text, message):
+    verdict = symbolic.compare(text, "beta1", variables=("beta1", "k"))
+    assert verdict.status == "malformed" and message in verdict.message, verdict.message
+
+
+def test_a_value_that_could_not_travel_is_named_by_its_python_type():
+    from reading_maths.sandbox.inside import wire
+
+    value = wire.decode(wire.encode(x for x in "ab"))
+    assert "not a generator" in symbolic.compare(value, "beta1", variables=("beta1",)).message
+    assert isinstance(value, wire.Unencodable) and repr(value) == "<generator object>"
+
+
 # -- the notebook ------------------------------------------------------------------------------------
 
 def test_notebook_structure():

@@ -7,7 +7,8 @@ into one canonical form, forgiving where it is harmless and strict where it matt
 - case, surrounding spaces and brackets never matter: ``"B"``, ``" b "``, ``"(b)"`` read as ``"b"``;
   ``"Power "`` and ``"POWER"`` as ``"power"``;
 - a symbol may be written in Unicode or in LaTeX: ``"β₁ᵗ"``, ``"beta1^t"`` and ``"\\beta_1^t"`` are
-  the same key, and so are ``"∇"`` and ``"nabla"``;
+  the same key, and so are ``"∇"`` and ``"nabla"``; a placeholder argument names the symbol alone:
+  ``"\\mathbb{E}[\\cdot]"`` is the expectation, ``"‖·‖"`` the norm (never ``|·|`` or ``‖·‖₁``);
 - a shape may be a tuple, a list or a string: ``("n", "m")``, ``["n", "m"]``, ``"(n, m)"``, ``"n x m"``;
   a dimension name may drop its underscore or change case (``"dk"``, ``"D_K"`` are ``"d_k"``), and
   the companion section's ``n_q`` / ``n_k`` are accepted for ``n`` / ``m``;
@@ -15,17 +16,16 @@ into one canonical form, forgiving where it is harmless and strict where it matt
   always matter, a bare ``"d"`` is refused as ambiguous, and one item never takes several answers.
 
 A malformed answer raises :class:`AnswerFormatError`, whose message says how to write it and never
-whether it is right.  The module uses only the standard library, so the notebooks inline it in a
-read-only cell for their public checks (students may not have this package); pylatexenc, for
-LaTeX keys, is used when it is there and replaced by a small table when it is not.
+whether it is right; a character that is not printable ASCII is named in it (:func:`describe`).  The
+module uses only the standard library, so the notebooks inline it in a read-only cell for their public
+checks (students may not have this package); pylatexenc, for LaTeX keys, is used when it is there and
+replaced by a small table when it is not.
 """
 
 import re
 import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
-
-from reading_maths.sandbox.inside.wire import type_name
 
 
 class AnswerFormatError(ValueError):
@@ -82,8 +82,13 @@ def latex_by_hand(text: str) -> str:
     return re.sub(r"\\([a-zA-Z]+|\|)", lambda m: _LATEX_SYMBOLS.get(m.group(1), m.group(0)), text)
 
 
+def visible(text: str) -> str:
+    """``text`` without its invisible format characters (zero-width spaces and joiners, a soft hyphen)."""
+    return "".join(ch for ch in text if unicodedata.category(ch) != "Cf")
+
+
 def clean_text(value: str) -> str:
-    """Casefold, apply Unicode compatibility forms and collapse runs of whitespace.
+    """Drop invisible characters, casefold, apply Unicode compatibility forms and collapse runs of whitespace.
 
     Parameters
     ----------
@@ -95,7 +100,7 @@ def clean_text(value: str) -> str:
     str
         the text in lower case, with single spaces and no spaces at either end.
     """
-    text = unicodedata.normalize("NFKC", value).casefold()
+    text = unicodedata.normalize("NFKC", visible(value)).casefold()
     return " ".join(text.split())
 
 
@@ -123,7 +128,7 @@ def symbol_key(value: str) -> str:
     >>> symbol_key("x^{(i)}") == symbol_key("x^(i)") == "xi"
     True
     """
-    text = unicodedata.normalize("NFD", latex_to_text(str(value)))
+    text = unicodedata.normalize("NFD", latex_to_text(visible(str(value))))
     text = re.sub(r"(.)\u0302", r"hat\1", text)
     text = re.sub(r"(.)\u0303", r"tilde\1", text)
     text = re.sub(r"(.)[\u0304\u0305]", r"bar\1", text)
@@ -132,6 +137,34 @@ def symbol_key(value: str) -> str:
     text = "".join(_GREEK.get(ch, ch) for ch in text).casefold()
     text = _LATEX_WORDS.sub(lambda m: _LATEX_SWAP.get(m.group(1), ""), text)
     return _DROP.sub("", text)
+
+
+LINE_BREAKS = "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
+"""What Python's ``str.splitlines`` breaks lines at."""
+
+
+def describe(ch: str) -> str:
+    """How a message names one character: ``"a line break"``, ``"a tab"``, ``"';'"`` for visible ASCII, else
+    ``"the character U+2212 MINUS SIGN (−)"`` (without the glyph for a space or an invisible character)."""
+    if ch in LINE_BREAKS:
+        return "a line break"
+    if ch == "\t":
+        return "a tab"
+    if " " < ch < "\x7f":
+        return repr(ch)
+    glyph = f" ({ch})" if ch.isprintable() and not ch.isspace() and unicodedata.category(ch) != "Cf" else ""
+    return f"the character U+{ord(ch):04X} {unicodedata.name(ch, '(unnamed)')}{glyph}"
+
+
+def named(value: Any, width: int | None = None) -> str:
+    """``repr(value)`` (of its first ``width`` characters, then ``…``), and for text holding a character that is
+    not printable ASCII, the first such one named: ``'а' (with the character U+0430 CYRILLIC SMALL LETTER A
+    (а))``, which a reader cannot tell from ``'a'``."""
+    if not isinstance(value, str):
+        return repr(value)
+    odd = next((ch for ch in value if not " " <= ch < "\x7f"), None)
+    shown = repr(value) if width is None or len(value) <= width else repr(value[:width] + "…")
+    return shown + (f" (with {describe(odd)})" if odd else "")
 
 
 # -- single answers --------------------------------------------------------------------------
@@ -164,17 +197,17 @@ def parse_letter(value: Any, options: str) -> str:
     if isinstance(value, (list, tuple, set, frozenset, dict)):
         if len(value) > 1:
             raise AnswerFormatError(f"gives {len(value)} options; choose exactly one letter, as a string such as 'b'")
-        raise AnswerFormatError(f"is a {type_name(value)}; write the letter itself as a string, such as 'b'")
+        raise AnswerFormatError(f"is a {type(value).__name__}; write the letter itself as a string, such as 'b'")
     if not isinstance(value, str):
-        raise AnswerFormatError(f"is {value!r}; write a letter as a string, {shown}")
+        raise AnswerFormatError(f"is {named(value)}; write a letter as a string, {shown}")
     text = clean_text(value).strip(" .")
     text = text.strip("()[]'\"").rstrip(")").strip()
     if len(text) == 1 and text in options:
         return text
     parts = [p.strip("()[]'\". ") for p in _SEPARATORS.split(text) if p.strip("()[]'\". ")]
     if len(parts) > 1 or (len(text) > 1 and text.isalpha() and set(text) <= set(options)):
-        raise AnswerFormatError(f"is {value!r}, which names several options; choose exactly one letter")
-    raise AnswerFormatError(f"is {value!r}; write {shown}")
+        raise AnswerFormatError(f"is {named(value)}, which names several options; choose exactly one letter")
+    raise AnswerFormatError(f"is {named(value)}; write {shown}")
 
 
 _WORD_SYNONYMS = {"exponent": "power", "exponents": "power", "powers": "power", "indices": "index",
@@ -204,7 +237,7 @@ def parse_word(value: Any, vocabulary: Sequence[str]) -> str:
     """
     shown = ", ".join(repr(w) for w in vocabulary)
     if not isinstance(value, str):
-        raise AnswerFormatError(f"is {value!r}; write one word as a string: {shown}")
+        raise AnswerFormatError(f"is {named(value)}; write one word as a string: {shown}")
     text = clean_text(value).strip(" .!'\"")
     text = re.sub(r"^(?:(?:a|an|the|it is|it's|it’s)\s+)+", "", text)
     text = _WORD_SYNONYMS.get(text, text)
@@ -212,8 +245,8 @@ def parse_word(value: Any, vocabulary: Sequence[str]) -> str:
         return text
     found = [w for w in vocabulary if re.search(rf"\b{re.escape(w)}\b", text)]
     if len(found) > 1:
-        raise AnswerFormatError(f"is {value!r}, which names several answers; choose one of {shown}")
-    raise AnswerFormatError(f"is {value!r}; write one of {shown}")
+        raise AnswerFormatError(f"is {named(value)}, which names several answers; choose one of {shown}")
+    raise AnswerFormatError(f"is {named(value)}; write one of {shown}")
 
 
 DIMENSIONS = {"n": "n", "nq": "n", "m": "m", "nk": "m", "dk": "d_k", "dv": "d_v", "j": "J", "nz": "J"}
@@ -245,13 +278,13 @@ def parse_dimension(value: Any, allowed: Sequence[str] = tuple(dict.fromkeys(DIM
     """
     shown = ", ".join(repr(a) for a in allowed)
     if not isinstance(value, str):
-        raise AnswerFormatError(f"contains {value!r}; each dimension is a name in quotes, one of {shown}")
+        raise AnswerFormatError(f"contains {named(value)}; each dimension is a name in quotes, one of {shown}")
     key = symbol_key(value)
     if key == "d":
         raise AnswerFormatError("uses 'd', which is ambiguous here: say 'd_k' or 'd_v'")
     name = DIMENSIONS.get(key)
     if name is None or name not in allowed:
-        raise AnswerFormatError(f"contains {value!r}, which is not a dimension of this problem; use {shown}")
+        raise AnswerFormatError(f"contains {named(value)}, which is not a dimension of this problem; use {shown}")
     return name
 
 
@@ -281,7 +314,7 @@ def parse_shape(value: Any, allowed: Sequence[str] = tuple(dict.fromkeys(DIMENSI
             raise AnswerFormatError("nests a tuple inside the shape; write a flat tuple such as ('n', 'm')")
         return tuple(parse_dimension(v, allowed) for v in value)
     if not isinstance(value, str):
-        raise AnswerFormatError(f"is a {type_name(value)}; write a tuple of names such as ('n', 'm')")
+        raise AnswerFormatError(f"is a {type(value).__name__}; write a tuple of names such as ('n', 'm')")
     text = clean_text(value)
     if text in _SCALAR or text.replace(" ", "") in _SCALAR:
         return ()
@@ -291,7 +324,7 @@ def parse_shape(value: Any, allowed: Sequence[str] = tuple(dict.fromkeys(DIMENSI
     parts = re.split(r"\s*(?:,|×|\*|\bby\b|\s+x\s+)\s*", inner)
     parts = [p for p in (p.strip(" '\"") for p in parts) if p]
     if not parts:
-        raise AnswerFormatError(f"is {value!r}; write a tuple of names such as ('n', 'm'), or () for a scalar")
+        raise AnswerFormatError(f"is {named(value)}; write a tuple of names such as ('n', 'm'), or () for a scalar")
     return tuple(parse_dimension(p, allowed) for p in parts)
 
 
@@ -329,14 +362,58 @@ class Reading:
 _ALTERNATIVES = re.compile(r"\s+or\s+|/|,")
 
 
-def _item_of(raw_key: str, lookup: Mapping[str, str]) -> str | None:
-    """The item a key names: by its :func:`symbol_key`, or as a row's several symbols (``"θ / φ"``,
-    ``"x·y or xᵀy"``) when each of them names that same item."""
+_SPACING = r"(?:\s|\\[,;:! ]|\\q?quad(?![a-zA-Z]))*"
+_SLOT = re.compile(  # a placeholder argument: ·, \cdot, \bullet, ., ..., -, _, □ alone in brackets, braces or bars
+    r"(?:(?<=[(\[{|‖,])|(?<=Vert)|(?<=vert))" + _SPACING
+    + r"(?:\\(?:cdot|bullet|cdots|ldots|dots|square|Box|_)(?![a-zA-Z])|[·⋅∙•□…_-]|\.{1,3})" + _SPACING
+    + r"(?=\\right|\\[|}]|\\[lr]?[Vv]ert|[)\]}|‖,])")
+_ANY = "\ue000"
+_SLOTS_ONLY = re.compile(  # brackets or braces holding nothing but placeholders (and separators between them)
+    r"(?:\\left\s*)?(?:[(\[{]|\\\{)(?:[\s,|‖\ue000]|\\[,;:! |]|\\[Vv]ert)*(?:\\right\s*)?(?:[)\]}]|\\\})")
+_ARGUMENT = re.compile(  # an argument between brackets or bars, with no brackets, bars or commands inside
+    r"(?P<open>(?:\\left\s*)?[(\[]|\\\{|\\\||‖|\\[lr]?Vert|\|)[^()\[\]{}|‖\\]*[^()\[\]{}|‖\\\s][^()\[\]{}|‖\\]*"
+    r"(?P<close>(?:\\right\s*)?[)\]]|\\\}|\\\||‖|\\[lr]?Vert|\|)")
+_SCRIPT = re.compile(r"[\^_]\s*\{?\s*(?:\\left)?\s*\\?[(\[{|]$")
+
+
+def _in_script(text: str, at: int) -> bool:
+    """Whether the brackets opening just before ``text[at]`` hold a power or an index (``x^{(i)}``, ``θ_(t-1)``)."""
+    return bool(_SCRIPT.search(text[:at]))
+
+
+def argument_slots(keys: Sequence[str]) -> dict[str, str]:
+    """Known keys with each argument as a slot (``\\Vert x \\Vert`` as ``‖·‖``), by :func:`symbol_key`.
+
+    Arguments in a power or an index are kept: there the argument is what the item is about.
+    """
+    def slot(m: "re.Match[str]") -> str:
+        return m.group() if _in_script(m.string, m.end("open")) else m["open"] + _ANY + m["close"]
+    templates = {key: _ARGUMENT.sub(slot, key) for key in keys}
+    return {symbol_key(template): key for key, template in templates.items() if _ANY in template}
+
+
+def _placeholder_item(raw_key: str, lookup: Mapping[str, str], slots: Mapping[str, str]) -> str | None:
+    """The item a key with placeholder arguments names (``\\mathbb{E}[\\cdot]``, ``‖·‖``, ``\\log(.)``): that of
+    the operator alone (the placeholders' brackets dropped), or of a known key with an argument in each
+    placeholder's place; None unless exactly one item.  A placeholder in a power or an index is not one."""
+    marked = _SLOT.sub(lambda m: m.group() if _in_script(raw_key, m.start()) else _ANY, raw_key)
+    if _ANY not in marked:
+        return None
+    alone = _SLOTS_ONLY.sub(lambda m: "" if _ANY in m.group() else m.group(), marked)
+    items = {lookup.get(symbol_key(alone)) if _ANY not in alone else None,
+             lookup.get(symbol_key(slots.get(symbol_key(marked), "")))}
+    items.discard(None)
+    return items.pop() if len(items) == 1 else None
+
+
+def _item_of(raw_key: str, lookup: Mapping[str, str], slots: Mapping[str, str]) -> str | None:
+    """The item a key names: by its :func:`symbol_key`, as a row's several symbols (``"θ / φ"``,
+    ``"x·y or xᵀy"``) when each of them names that same item, or by its placeholder arguments."""
     key = lookup.get(symbol_key(raw_key))
     if key is None:
         parts = {lookup.get(symbol_key(p)) for p in _ALTERNATIVES.split(raw_key) if p.strip()}
         key = parts.pop() if len(parts) == 1 else None
-    return key
+    return key or _placeholder_item(raw_key, lookup, slots)
 
 
 def read_answers(
@@ -372,17 +449,18 @@ def read_answers(
         return reading
     if not isinstance(answer, dict):
         reading.general.append(
-            f"`{name}` should be a dict {{item: answer}}, but it is a {type_name(answer)}."
+            f"`{name}` should be a dict {{item: answer}}, but it is a {type(answer).__name__}."
         )
         return reading
     lookup = {symbol_key(k): k for k in spec}
     lookup.update({symbol_key(a): k for a, k in (aliases or {}).items()})
+    slots = argument_slots([*spec, *(aliases or {})])
     seen: dict[str, Any] = {}
     for raw_key, raw_value in answer.items():
-        key = _item_of(str(raw_key), lookup)
+        key = _item_of(str(raw_key), lookup, slots)
         if key is None:
             reading.general.append(
-                f"`{name}` has the key {raw_key!r}, which is not one of its items "
+                f"`{name}` has the key {named(raw_key)}, which is not one of its items "
                 f"({', '.join(repr(k) for k in spec)})."
             )
             continue

@@ -25,8 +25,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from reading_maths.kit.answers import named, visible
 from reading_maths.kit.mistakes import Failed, Mistake
-from reading_maths.sandbox.inside.wire import type_name
 
 Needs = Mapping[str, Sequence[str]]
 """The dependency graph: each true step's label mapped to the labels of the steps it uses."""
@@ -183,7 +183,7 @@ def read_submission(value: object, puzzle: Puzzle, name: str = "your answer") ->
     if not isinstance(value, (list, tuple)):
         raise SubmissionError(
             f"{name} should be a list of step labels such as [\"A\", \"B\", ...], "
-            f"not a {type_name(value)}."
+            f"not a {type(value).__name__}."
         )
     if len(value) > 3 * len(puzzle.labels):
         raise SubmissionError(f"{name} has {len(value)} entries; use each step at most once.")
@@ -191,11 +191,10 @@ def read_submission(value: object, puzzle: Puzzle, name: str = "your answer") ->
     for item in value:
         if not isinstance(item, str):
             raise SubmissionError(f"{name} should contain step labels as strings, like \"A\".")
-        label = item.strip().upper()
+        label = visible(item).strip().upper()
         if label not in puzzle.labels:
-            shown = item if len(item) <= 10 else item[:10] + "…"
             raise SubmissionError(
-                f"{name} contains {shown!r}, which is not one of the step labels "
+                f"{name} contains {named(item, 10)}, which is not one of the step labels "
                 f"({', '.join(puzzle.labels)})."
             )
         labels.append(label)

@@ -28,7 +28,7 @@ from reading_maths.sandbox.errors import (
     exception_kind,
     standard_name,
 )
-from reading_maths.sandbox.inside.wire import COMPLEX, Unencodable, type_name
+from reading_maths.sandbox.inside.wire import COMPLEX, Unencodable
 
 RTOL = 1e-6
 ATOL = 1e-9
@@ -47,13 +47,13 @@ def as_plain_array(x: Any) -> np.ndarray:
     if x is None or isinstance(x, (str, bytes, dict, Unencodable)) or not _array_like(x):
         if _is_complex(x):
             raise NotNumeric("returned complex numbers, but the answer is real: keep the arithmetic real")
-        raise NotNumeric(f"returned {'None' if x is None else 'a ' + type_name(x)}, not an array of numbers")
+        raise NotNumeric(f"returned {'None' if x is None else 'a ' + type(x).__name__}, not an array of numbers")
     if _is_complex(x):
         raise NotNumeric("returned complex numbers, but the answer is real: keep the arithmetic real")
     try:
         arr = np.array(x, dtype=np.float64, subok=False)
     except Exception:  # noqa: BLE001 - any failure means "not numbers"
-        raise NotNumeric(f"returned a {type_name(x)} that is not an array of numbers") from None
+        raise NotNumeric(f"returned a {type(x).__name__} that is not an array of numbers") from None
     return arr
 
 
@@ -291,7 +291,7 @@ class Question:
             raise Failed(f"`{self.name}` is not defined. Run the cell that defines it, and keep the name "
                          f"`{self.name}` exactly as the notebook gives it.", "not-defined")
         if not callable(student):
-            raise Failed(f"`{self.name}` should be a function, but it is a {type_name(student)}.",
+            raise Failed(f"`{self.name}` should be a function, but it is a {type(student).__name__}.",
                          "not-a-function")
 
     def _call(self, student: Any, args: Any, kwargs: dict, where: str) -> Any:

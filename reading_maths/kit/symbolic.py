@@ -42,7 +42,7 @@ import sympy
 from sympy.core.function import AppliedUndef
 from sympy.parsing.sympy_parser import auto_number, convert_xor, parse_expr
 
-from reading_maths.sandbox.inside.wire import type_name
+from reading_maths.kit.characters import LOOKALIKES, describe, explain, plain_formula, unusual
 from reading_maths.sandbox.limited_eval import run_limited
 
 MAX_LENGTH = 400
@@ -89,13 +89,19 @@ class Verdict:
 def check_syntax(text: object, names: Iterable[str] = NAMES) -> str:
     """Return ``text`` stripped if it only uses whitelisted tokens, else raise :class:`ExpressionError`."""
     if not isinstance(text, str):
-        raise ExpressionError(f"it should be a string holding a formula, not a {type_name(text)}")
-    text = text.strip()
+        raise ExpressionError(f"it should be a string holding a formula, not a {type(text).__name__}")
+    text = plain_formula(text).strip()
     if not text:
         raise ExpressionError("it is empty")
     if len(text) > MAX_LENGTH:
         raise ExpressionError(f"it is longer than {MAX_LENGTH} characters")
     allowed = set(names)
+    odd = unusual(text)
+    if odd:
+        names_hint = f"; the names allowed are {', '.join(sorted(allowed))}" if odd.isalpha() else ""
+        if LOOKALIKES.get(odd) in ("'", '"'):
+            raise ExpressionError(f"it contains {describe(odd)}: a formula has no quotes, delete it")
+        raise ExpressionError(f"it contains {explain(odd)}{names_hint}")
     depth = 0
     try:
         tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
@@ -103,8 +109,8 @@ def check_syntax(text: object, names: Iterable[str] = NAMES) -> str:
         raise ExpressionError("it is not a complete formula (check the parentheses)") from None
     for tok in tokens:
         kind, value = tok.type, tok.string
-        if kind in (tokenize.NEWLINE, tokenize.NL, tokenize.ENDMARKER):
-            continue
+        if kind in (tokenize.NEWLINE, tokenize.NL, tokenize.ENDMARKER) or value.isspace():
+            continue  # (Python 3.11 reads the space before a character it refuses as an error token of its own)
         if kind == tokenize.NAME:
             if value not in allowed:
                 shown = ", ".join(sorted(allowed))

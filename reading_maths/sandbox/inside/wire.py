@@ -47,7 +47,14 @@ class WireError(ValueError):
 
 
 class Unencodable:
-    """Stands for a student value that is not plain data (its type name only)."""
+    """Stands for a student value that is not plain data (its type name only).
+
+    It is an instance of a subclass named as the value's type, so that a message saying
+    ``type(value).__name__`` names the type Python shows (``generator``), never this class.
+    """
+
+    def __new__(cls, type_name: str):
+        return object.__new__(_named(type_name) if cls is Unencodable else cls)
 
     def __init__(self, type_name: str):
         self.type_name = type_name
@@ -56,10 +63,16 @@ class Unencodable:
         return f"<{self.type_name} object>"
 
 
-def type_name(value: Any) -> str:
-    """The name Python shows for ``value``'s type (``type(value).__name__``), also for a value that stayed in the
-    sandbox and arrived as :class:`Unencodable` (its type's name, not the wrapper's)."""
-    return value.type_name if isinstance(value, Unencodable) else type(value).__name__
+_NAMED: dict[str, type] = {}
+
+
+def _named(type_name: str) -> type:
+    """The subclass of :class:`Unencodable` named ``type_name`` (a NUL, which no class name holds, as ``?``)."""
+    if type_name not in _NAMED:
+        if len(_NAMED) >= 256:
+            _NAMED.clear()
+        _NAMED[type_name] = type(type_name.replace("\0", "?"), (Unencodable,), {"__slots__": ()})
+    return _NAMED[type_name]
 
 
 class Callback:

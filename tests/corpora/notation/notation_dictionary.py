@@ -66,3 +66,32 @@ WRONG.update({
     "fresh2-x~p-as-approximately": (_with(**{"x~p": "a"}), "dictionary-x~p"),
     "fresh2-expectation-unweighted": (_with(expectation="c"), "dictionary-expectation"),
 })
+
+# keys with a placeholder argument name the operator alone; a different symbol stays an unknown key
+PLACEHOLDER_KEYS = {"expectation": r"\mathbb{E}[\cdot]", "argmax": r"\arg\max(\cdot)", "nabla": r"\nabla(\cdot)",
+                    "KL": r"\mathrm{KL}(\cdot \| \cdot)", "sum_prod": r"\sum_{i}(\cdot)", "norm": r"\|\cdot\|",
+                    "indicator": r"\mathbb{1}[\cdot]", "log": r"\log(\cdot)", "hat": r"\hat{\cdot}"}
+RIGHT.update({
+    "placeholder-keys": {"dictionary": {PLACEHOLDER_KEYS.get(k, k): v for k, v in KEY.items()}},
+    "placeholder-keys-spaced-and-other-dots": {"dictionary": {{
+        "expectation": r"\mathbb{E}\left[\,\cdot\,\right]", "norm": "‖·‖", "indicator": r"\mathbb{1}\{\bullet\}",
+        "log": "log(.)", "sum_prod": r"\prod_i(-)", "KL": "KL(. || .)"}.get(k, k): v for k, v in KEY.items()}},
+    "placeholder-keys-euclidean-norm": {"dictionary": {**{k: v for k, v in KEY.items() if k != "norm"},
+                                                       r"\|\cdot\|_2": "a"}},
+    "placeholder-keys-with-subscripts": {"dictionary": {{"expectation": r"\mathbb{E}_{x \sim p}[\cdot]",
+                                                         "argmax": r"\arg\max_x(\cdot)"}.get(k, k): v
+                                                        for k, v in KEY.items()}},
+    "zero-width-space-in-keys-and-letters": {"dictionary": {**{k: v for k, v in KEY.items() if k != "odot"},
+                                                              "nabla": "a\u200b", "\u200bodot": "c"}},
+})
+WRONG.update({
+    "placeholder-key-l1-norm": ({"dictionary": {**{k: v for k, v in KEY.items() if k != "norm"},
+                                                r"\|\cdot\|_1": "a"}}, "not one of its items"),
+    "placeholder-key-absolute-value": ({"dictionary": {**{k: v for k, v in KEY.items() if k != "norm"},
+                                                       r"|\cdot|": "a"}}, "not one of its items"),
+    "placeholder-key-unknown-function": ({"dictionary": {**{k: v for k, v in KEY.items() if k != "log"},
+                                                         r"f(\cdot)": "b"}}, "not one of its items"),
+    "cyrillic-letter-a": (_with(nabla="а"), "U+0430 CYRILLIC SMALL LETTER A (а)"),
+    "greek-omicron-in-key": ({"dictionary": {**{k: v for k, v in KEY.items() if k != "odot"}, "οdot": "c"}},
+                             "U+03BF GREEK SMALL LETTER OMICRON (ο)"),
+})

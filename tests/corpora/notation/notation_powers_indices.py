@@ -64,3 +64,10 @@ WRONG.update({
     "fresh2-epsilon-power-as-label": (_with(**{"10^-8": "label"}), "powers-10^-8"),
     "fresh2-bracketed-index-as-power": (_with(**{"x^(i)": "power"}), "powers-x^(i)"),
 })
+
+WRONG.update({  # a placeholder in a power or an index is no placeholder: the superscript is what the item is about
+    "placeholder-in-an-index": ({"powers": {**{k: v for k, v in KEY.items() if k != "x^(i)"}, r"x^{(\cdot)}": "index"}},
+                                "not one of its items"),
+    "placeholder-argument-for-an-index": ({"powers": {**{k: v for k, v in KEY.items() if k != "theta_(t-1)"},
+                                                      r"\theta(\cdot)": "index"}}, "not one of its items"),
+})

@@ -69,3 +69,8 @@ WRONG.update({
     "fresh2-weights-transposed": (_with(W=("m", "n")), "wrong order"),
     "fresh2-output-with-d_k": (_with(output=("n", "d_k")), "d_k belongs"),
 })
+
+WRONG.update({  # a placeholder argument names no item when the brackets tell items apart (W against W[0])
+    "placeholder-key-W-row-or-matrix": ({"shapes": {**{k: v for k, v in KEY.items() if k != "W[0]"},
+                                                    r"W[\cdot]": ("m",)}}, "not one of its items"),
+})

@@ -92,3 +92,25 @@ WRONG.update({
     "fresh2-equation-not-formula": (env(base="m(1) = (1 - beta1)*g(1)"), "base_case-unreadable"),
     "fresh2-implicit-multiplication": (env(base="(1 - beta1)g(1)"), "base_case-unreadable"),
 })
+
+RIGHT.update({  # characters whose meaning in a formula is plain: read as the ASCII operator (kit/characters.py)
+    "unicode-minus-signs": env(base="(1 − beta1)*g(1)", hyp="(1 − beta1)*Sum(beta1**(k − i)*g(i), (i, 1, k))",
+                               step="beta1*(1 − beta1)*Sum(beta1**(k − i)*g(i), (i, 1, k)) + (1 − beta1)*g(k + 1)"),
+    "en-dash-and-hyphen-as-minus": env(base="(1 – beta1)*g(1)", hyp="(1 ‐ beta1)*Sum(beta1**(k - i)*g(i), (i, 1, k))"),
+    "times-and-dots": env(base="(1 - beta1)×g(1)", hyp="(1 - beta1)·Sum(beta1**(k - i)⋅g(i), (i, 1, k))"),
+    "superscript-powers": env(hyp="(1 - beta1)*Sum(beta1ᵏ⁻ⁱ*g(i), (i, 1, k))",
+                              step="beta1*(1 - beta1)*Sum(beta1**(k - i)*g(i), (i, 1, k)) + (1 - beta1)*g(k + 1)"
+                                   " + 0*beta1²"),
+    "line-breaks": env(hyp="(1 - beta1)\n  * Sum(beta1**(k - i)*g(i),\n        (i, 1, k))",
+                       step="beta1*(1 - beta1)*Sum(beta1**(k - i)*g(i), (i, 1, k))\r\n+ (1 - beta1)*g(k + 1)"),
+    "no-break-and-zero-width-spaces": env(base="(1 -\u00a0beta1)*g(1)", hyp="(1 - beta1)*\u200bSum(beta1**(k - i)*g(i), (i, 1, k))"),
+    "full-width-digits-and-brackets": env(base="（１ - beta1）*g(１)"),
+})
+WRONG.update({  # characters refused, each named so that the student can find it
+    "em-dash": (env(base="(1 — beta1)*g(1)"), "U+2014 EM DASH (—): type - instead"),
+    "smart-quotes": (env(base="‘(1 - beta1)*g(1)’"), "U+2018 LEFT SINGLE QUOTATION MARK (‘): a formula has no quotes"),
+    "cyrillic-e-in-beta1": (env(base="(1 - bеta1)*g(1)"), "U+0435 CYRILLIC SMALL LETTER IE (е): type e instead"),
+    "greek-beta": (env(base="(1 - β1)*g(1)"), "U+03B2 GREEK SMALL LETTER BETA (β)"),
+    "bullet-as-times": (env(base="(1 - beta1)•g(1)"), "U+2022 BULLET (•): type * instead"),
+    "ascii-character-after-a-space": (env(base="(1 - beta1) $ g(1)"), "it contains '$'"),
+})

@@ -31,3 +31,7 @@ WRONG.update({
     "fresh2-every-line": ({"puzzle_m": list("ABCDEFGHIJK")}, None),
     "fresh2-substitution-before-expectation": ({"puzzle_m": ["C", "A", "J", "F", "H", "D", "G"]}, "J-too-early"),
 })
+
+RIGHT["invisible-and-no-break-spaces"] = {"puzzle_m": ["C\u200b", "F\u00a0", "A", "J", "H", "D", "G"]}
+WRONG["cyrillic-label"] = ({"puzzle_m": ["С", "F", "A", "J", "H", "D", "G"]},  # a Cyrillic С
+                           "'С' (with the character U+0421 CYRILLIC CAPITAL LETTER ES (С))")
