@@ -271,6 +271,7 @@ def _judge(implementation, test, entry):
         return judge(implementation, test, entry, np.random.default_rng(0))
 
 
+@pytest.mark.slow  # five judgements, each with its search trial
 def test_a_strong_test_kills_every_mutant_a_weak_one_few():
     entry = read_entry(CORPUS["RMS_NORM"])
     strong = _judge(CORPUS["rms_norm"], CORPUS["test_rms_norm"], entry)
