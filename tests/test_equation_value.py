@@ -1,6 +1,8 @@
 """The equation of a "Build this" entry evaluated on its example: real paper equations against NumPy, and the
 forms it refuses to read rather than guess."""
 
+import math
+
 import numpy as np
 import pytest
 
@@ -142,6 +144,34 @@ READ = {
         {"x": ("rows", ("n", "d"), "x"), r"\gamma": ("gain", ("d",), "g"), r"\beta": ("bias", ("d",), "b"),
          "y": ("output", ("n", "d"), "return")},
         {"x": Z, "g": U, "b": V}, U * Z + V),
+    "a definition after the formula": (
+        r"y = x - \mu, \quad \mu = 1", {"x": ("x", ("n",), "x"), r"\mu": ("m", ()), "y": ("y", ("n",), "return")},
+        {"x": U}, U - 1),
+    "a scale defined by its square, kept as a column": (
+        r"y = \frac{x}{\sigma}, \quad \sigma^2 = \frac{1}{d}\sum_{i=1}^{d} x_i^2",
+        {"x": ("rows", ("n", "d"), "x"), r"\sigma": ("row scales", ("n", 1)), "d": ("features", ()),
+         "y": ("output", ("n", "d"), "return")},
+        {"x": Z}, Z / np.sqrt(np.mean(Z ** 2, axis=1, keepdims=True))),
+    "focal loss with its p_t defined": (
+        r"L = -(1 - p_t)^{\gamma} \log(p_t), \quad p_t = y p + (1 - y)(1 - p)",
+        {"p": ("probabilities", ("n",), "p"), "y": ("labels", ("n",), "y"), "p_t": ("of the true class", ("n",)),
+         r"\gamma": ("focus", (), "g"), "L": ("losses", ("n",), "return")},
+        {"p": [0.9, 0.2], "y": [1, 0], "g": 2.0}, -np.array([0.1, 0.2]) ** 2 * np.log([0.9, 0.8])),
+    "Huber with a function defined by cases, and its residual defined per example": (
+        r"L = \frac{1}{N}\sum_{n=1}^{N} h(r_n), \quad h(r) = \begin{cases} \frac{1}{2} r^2 & |r| \le \delta \\ "
+        r"\delta\,(|r| - \frac{1}{2}\delta) & \text{otherwise} \end{cases}, \quad r_n = \hat{y}_n - y_n",
+        {r"\hat{y}": ("predictions", ("N",), "p"), "y": ("targets", ("N",), "y"), "r": ("residuals", ("N",)),
+         "h": ("Huber", ("N",)), r"\delta": ("threshold", (), "d"), "N": ("examples", ()), "L": ("loss", (), "return")},
+        {"p": U, "y": V, "d": 1.5}, np.mean(_huber(U - V, 1.5))),
+    "RMS norm with the RMS a function of a matrix": (
+        r"\bar{a}_i = \frac{a_i}{\mathrm{RMS}(a)} g_i, \quad \mathrm{RMS}(a) = \sqrt{\frac{1}{n}\sum_{i=1}^{n} a_i^2}",
+        {"a": ("rows", ("b", "n"), "a"), "g": ("gain", ("n",), "g"), "n": ("features", ()),
+         r"\bar{a}": ("output", ("b", "n"), "return")},
+        {"a": Z, "g": U}, Z / np.sqrt(np.mean(Z ** 2, axis=1, keepdims=True)) * U),
+    "exact GELU with erf": (
+        r"y = x\,\Phi(x), \quad \Phi(x) = \frac{1}{2}\left(1 + \mathrm{erf}\left(x / \sqrt{2}\right)\right)",
+        {"x": ("inputs", ("n",), "x"), r"\Phi": ("normal CDF", ("n",)), "y": ("outputs", ("n",), "return")},
+        {"x": U}, U * 0.5 * (1 + np.vectorize(math.erf)(U / np.sqrt(2)))),
 }
 
 
@@ -185,9 +215,22 @@ NOT_READ = {
         r"y = \sigma(x)", {"x": ("x", ("n",), "x"), "y": ("y", ("n",), "return")}, {"x": U}, "sigma"),
     "a huge power": (r"y = x^{10^{10^{10^{10}}}}", {"x": ("x", ("n",), "x"), "y": ("y", ("n",), "return")},
                      {"x": V + 2}, "finite"),
-    "definitions after the formula": (
-        r"y = x - \mu, \quad \mu = 1", {"x": ("x", ("n",), "x"), r"\mu": ("m", ()), "y": ("y", ("n",), "return")},
-        {"x": U}, "more than one equation"),
+    "a row mean kept as a column beside a row sum that is not": (
+        r"y = \frac{x - \mu}{\sigma}, \quad \sigma^2 = \frac{1}{d}\sum_{i=1}^{d} x_i^2 - \mu^2, \quad "
+        r"\mu = \frac{1}{d}\sum_{i=1}^{d} x_i",
+        {"x": ("rows", ("n", "d"), "x"), r"\mu": ("row means", ("n", 1)), r"\sigma": ("row spreads", ("n", 1)),
+         "d": ("features", ()), "y": ("output", ("n", "d"), "return")}, {"x": Z}, "lines up with two others"),
+    "definitions in a circle": (
+        r"y = x - \mu, \quad \mu = \nu, \quad \nu = \mu",
+        {"x": ("x", ("n",), "x"), r"\mu": ("m", ()), r"\nu": ("n", ()), "y": ("y", ("n",), "return")}, {"x": U},
+        "circle"),
+    "a definition of a symbol without a row": (
+        r"y = x - \mu, \quad \mu = 1", {"x": ("x", ("n",), "x"), "y": ("y", ("n",), "return")}, {"x": U},
+        "no row in the table"),
+    "a function called with two arguments": (
+        r"y = h(x, x), \quad h(r) = r^2", {"x": ("x", ("n",), "x"), "h": ("h", ("n",)), "y": ("y", ("n",), "return")},
+        {"x": U},
+        "other arguments"),
 }
 
 

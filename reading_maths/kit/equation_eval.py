@@ -6,23 +6,27 @@ index axes by name and dimension axes from the right, as NumPy broadcasts, and r
 not line up; a product of a matrix and a matrix or vector (``QK^T``, ``Wx``, ``x^\\top y``) contracts the
 dimension they share.  An index counts from 0, as the example's labels do, so an index may be compared
 or used as a subscript but never computed with.  Whatever could be read two ways raises
-:class:`~reading_maths.kit.equation_reader.Unread`.
+:class:`~reading_maths.kit.equation_tokens.Unread`.
 """
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from reading_maths.kit.equation_reader import Unread
+from reading_maths.kit.equation_tokens import Unread
 
 ROW = "#T"
 """The label of the length-one axis a transposed vector gains: a row."""
 FUNCTIONS = {"exp": np.exp, "log": np.log, "ln": np.log, "sin": np.sin, "cos": np.cos, "tan": np.tan,
              "tanh": np.tanh, "sinh": np.sinh, "cosh": np.cosh, "sigmoid": lambda a: 1 / (1 + np.exp(-a)),
-             "relu": lambda a: np.maximum(a, 0.0)}
+             "relu": lambda a: np.maximum(a, 0.0), "erf": np.vectorize(math.erf, otypes=[float])}
+REDUCERS: dict[str, Callable[..., Any]] = {"sum": np.sum, "prod": np.prod, "max": np.max, "min": np.min,
+                                           "argmax": np.argmax, "argmin": np.argmin}
 COMPARE = {"eq": np.equal, "ne": np.not_equal, "lt": np.less, "gt": np.greater, "le": np.less_equal,
            "ge": np.greater_equal}
 
@@ -46,14 +50,11 @@ class Table:
 
     arrays: dict[str, tuple[np.ndarray, tuple[str, ...]]]
     sizes: dict[str, int]
+    shapes: dict[str, tuple[str, ...]]
     scope: dict[str, str] = field(default_factory=dict)
     free: dict[str, str] = field(default_factory=dict)
-
-
-def name(base: str, label: str | None = None) -> str:
-    """A symbol's canonical name: ``\\hat{y}_{i}`` is ``haty_i``."""
-    text = base + ("_" + label if label else "")
-    return "".join(c for c in text if c not in "\\{} ")
+    funcs: dict[str, tuple[list[str], Any]] = field(default_factory=dict)
+    locals: dict[str, Val] = field(default_factory=dict)
 
 
 def combine(vals: list[Val], fn: Any, compare: bool = False) -> Val:
@@ -129,15 +130,10 @@ def reduce(v: Val, label: str, how: str) -> Val:
     if label not in v.labels:
         raise Unread(f"the {how} over {label} does not use {label}")
     axis = v.labels.index(label)
-    with np.errstate(all="ignore"):
-        if how in ("argmax", "argmin"):
-            if np.isnan(v.arr).any():
-                raise Unread(f"the {how} is over no value")
-            arr = (np.argmax if how == "argmax" else np.argmin)(v.arr, axis=axis).astype(float)
-        else:
-            arr = {"sum": np.sum, "prod": np.prod, "max": np.max, "min": np.min}[how](v.arr, axis=axis)
-    if not np.isfinite(arr).all() and how in ("max", "min"):
+    if how not in ("sum", "prod") and not np.isfinite(v.arr).any(axis=axis).all():
         raise Unread(f"the {how} is over no value")
+    with np.errstate(all="ignore"):
+        arr = REDUCERS[how](v.arr, axis=axis)
     return Val(np.asarray(arr, dtype=float), v.labels[:axis] + v.labels[axis + 1:], how.startswith("arg"))
 
 

@@ -5,9 +5,10 @@ NumPy by the rules of :mod:`reading_maths.kit.equation_eval`, each symbol standi
 row names and each dimension name (``N``, ``d_k``) for its size on the example.  A subscript indexes an
 input when it holds an index in scope (``x_i``, ``z_{n,k}``, ``s_{y_i}``, ``W_{ij}``): one bound by a sum,
 product, maximum or ``\\arg\\max``, whose range comes from its bounds or from the axis it indexes, or a free
-one on the left side (``L_i = ...``), whose range comes from the result's shape.  The value is laid out as
-the result's declared shape says.  Whatever could be read two ways is "could not be read", with the reason,
-never a disagreement.
+one on the left side (``L_i = ...``), whose range comes from the result's shape.  Definitions after the
+formula (``\\mu = ...``, ``\\sigma^2 = ...``, ``h(r) = ...``) are evaluated as arrays of their rows' shapes, or
+called as functions.  The value is laid out as the result's declared shape says (:mod:`equation_symbols`).
+Whatever could be read two ways is "could not be read", with the reason, never a disagreement.
 
 Reading and evaluating the student's text run under :func:`reading_maths.sandbox.limited_eval.run_limited`
 (``x^{10^{10^{10}}}`` costs a CPU limit, never a hung grader).
@@ -22,10 +23,10 @@ from typing import Any
 import numpy as np
 
 from reading_maths.kit import equation_eval as ev
-from reading_maths.kit import latex
-from reading_maths.kit.entries import RETURN
-from reading_maths.kit.equation_eval import Table, Val, name
-from reading_maths.kit.equation_reader import Node, Unread, read
+from reading_maths.kit import equation_symbols as sy
+from reading_maths.kit.equation_eval import Table, Val
+from reading_maths.kit.equation_reader import read
+from reading_maths.kit.equation_tokens import Node, Unread, name
 from reading_maths.sandbox.limited_eval import run_limited
 
 SECONDS = 5.0
@@ -36,133 +37,26 @@ NEUTRAL = {"sum": 0.0, "prod": 1.0, "max": -np.inf, "argmax": -np.inf, "min": np
 OPS = {"add": np.add, "sub": np.subtract, "div": np.divide, "pow": np.power}
 
 
-def _table(entry: dict[str, Any]) -> tuple[Table, tuple[str, tuple[str, ...]]]:
-    """The example's inputs by canonical name, the sizes of the dimensions, and the result's name and shape."""
-    arrays, sizes, result = {}, {}, None
-    for key, (_, shape, code) in entry["symbols"].items():
-        found = latex.symbols(str(key)) or latex.symbols(f"{key}()")
-        dims = tuple(str(d) for d in shape)
-        if len(found) != 1:
-            continue
-        if code == RETURN:
-            result = (name(found[0]), dims)
-        elif code in entry["inputs"]:
-            arr = np.asarray(entry["inputs"][code], dtype=float)
-            if arr.ndim != len(dims):
-                raise Unread(f"the example's {code} does not have the shape of its table row")
-            for dim, size in zip(dims, arr.shape, strict=True):
-                if sizes.setdefault(dim, size) != size or (dim.isdigit() and int(dim) != size):
-                    raise Unread(f"the dimension {dim} has two sizes in the example")
-            arrays[name(found[0])] = (arr, dims)
-    if result is None:
-        raise Unread("the table has no result")
-    return Table(arrays, {name(d): s for d, s in sizes.items()}), result
-
-
-def _free(left: Node, t: Table, result: tuple[str, tuple[str, ...]]) -> dict[str, int]:
-    """The free indices of the left side (``L_i``), each with the axis of the result it runs along."""
-    _, base, label, items = left
-    rname, rdims = result
-    letters = [i[1] for i in items if i[0] == "sym" and not i[2] and len(i[1]) == 1 and i[1].islower()]
-    if label and len(letters) == len(items) <= len(rdims) and name(base) == rname.split("_")[0] and not any(
-            v in t.arrays or v in t.sizes for v in letters) and len(set(letters)) == len(letters):
-        free = {v: len(rdims) - len(letters) + k for k, v in enumerate(letters)}
-        for v, axis in free.items():
-            if name(rdims[axis]) not in t.sizes:
-                raise Unread(f"the range of {v} is not known from the inputs")
-            t.free[v] = name(rdims[axis])
-        return free
-    if name(base, label) != rname:
-        raise Unread("its left side is not the result's symbol")
-    return {}
-
-
-def _size(dim: str, t: Table) -> int:
-    return t.sizes[dim] if dim in t.sizes else int(dim)
-
-
-def _bare(item: Node) -> str | None:
-    return item[1] if item[0] == "sym" and not item[2] and len(item[1]) == 1 else None
-
-
-def _known(var: str | None, t: Table) -> str | None:
-    return t.scope.get(var) or t.free.get(var) if var else None
-
-
-def _fits(dim: str | None, axis: str, t: Table) -> bool:
-    """Whether an index running along ``dim`` (a name, or a size from numeric bounds) fits the axis."""
-    return dim == name(axis) or bool(dim and dim.isdigit() and t.sizes.get(name(axis)) == int(dim))
-
-
-def _assign(dims: tuple[str, ...], items: list[Node], t: Table) -> list[int] | None:
-    """Which axis each subscript indexes: the last ones, or the ones of its index's dimension."""
-    k, r = len(items), len(dims)
-    if k > r:
-        return None
-    trailing = list(range(r - k, r))
-    if all(_known(_bare(i), t) is None or _fits(_known(_bare(i), t), dims[a], t)
-           for i, a in zip(items, trailing, strict=True)):
-        return trailing
-    by_name = []
-    for item in items:
-        dim = _known(_bare(item), t)
-        axes = [a for a in range(r) if _fits(dim, dims[a], t)]
-        if dim is None or len(axes) != 1:
-            return None
-        by_name.append(axes[0])
-    return by_name if len(set(by_name)) == k else None
-
-
-def _indexed(base: str, t: Table) -> str | None:
-    found = [n for n in t.arrays if n.split("_")[0] == name(base)]
-    return found[0] if len(found) == 1 else None
-
-
-def _syms(node: Any) -> list[Node]:
-    if not isinstance(node, (tuple, list)):
-        return []
-    found = [node] if isinstance(node, tuple) and node[:1] == ("sym",) else []
-    return found + [s for part in node for s in _syms(part)]
-
-
-def _index_like(item: Node, t: Table) -> bool:
-    syms = _syms(item)
-    return bool(syms) and all(_known(s[1], t) and not s[2] or name(s[1], s[2]) in t.arrays
-                              or _indexed(s[1], t) for s in syms)
-
-
-def _infer(var: str, node: Any, t: Table) -> str:
-    """The dimension ``var`` runs along, from the axes it indexes in ``node``."""
-    dims = set()
-    for _, base, _, items in _syms(node):
-        if var in [_bare(i) for i in items] and _indexed(base, t):
-            _, shape = t.arrays[_indexed(base, t)]  # type: ignore[index]
-            axes = _assign(shape, items, t)
-            if axes is not None:
-                dims.add(name(shape[axes[[_bare(i) for i in items].index(var)]]))
-    if len(dims) != 1:
-        raise Unread(f"the range of the index {var} is not clear")
-    return dims.pop()
-
-
 def _symbol(node: Node, t: Table) -> Val:
     _, base, label, items = node
     whole = name(base, label)
-    if not label and _known(base, t) and len(base) == 1:
+    if not label and whole in t.locals:
+        return t.locals[whole]
+    if not label and sy.known(base, t) and len(base) == 1:
         if whole in t.arrays:
             raise Unread(f"{base} is both an index and a symbol")
-        return ev.positions(_size(_known(base, t), t), base)  # type: ignore[arg-type]
-    indexed = _indexed(base, t) if label and items and all(_index_like(i, t) for i in items) else None
+        return ev.positions(sy.size(sy.known(base, t), t), base)  # type: ignore[arg-type]
+    indexed = sy.indexed(base, t) if label and items and all(sy.index_like(i, t) for i in items) else None
     if indexed:
-        arr, dims = t.arrays[indexed]
-        axes = _assign(dims, items, t)
+        arr, dims = indexed
+        axes = sy.assign(dims, items, t)
         if axes is not None:
             picks = {a: _eval(i, t) for a, i in zip(axes, items, strict=True)}
-            used = {_bare(i) for i in items}
+            used = {sy.bare(i) for i in items}
             for axis in set(range(len(dims))) - set(axes):
                 free = [v for v, d in t.free.items() if d == name(dims[axis]) and v not in used]
                 if len(free) == 1:
-                    picks[axis] = ev.positions(_size(t.free[free[0]], t), free[0])
+                    picks[axis] = ev.positions(sy.size(t.free[free[0]], t), free[0])
             return ev.gather(arr, dims, picks)
     if whole in t.arrays:
         arr, dims = t.arrays[whole]
@@ -179,7 +73,7 @@ def _range(node: Node, t: Table) -> str:
     axes it indexes."""
     _, _, vars_, lower, upper, cond, body = node
     if lower is None and upper is None:
-        return _infer(vars_[0], (body, cond), t)
+        return sy.infer(vars_[0], (body, cond), t)
     if lower == ("num", 1.0) and upper is not None:
         top, extra = upper, 0
     elif lower == ("num", 0.0) and upper is not None and upper[0] == "sub" and upper[2] == ("num", 1.0):
@@ -202,7 +96,7 @@ def _reduction(node: Node, t: Table) -> Val:
     for var in vars_:
         if var in t.scope or var in t.free or var in t.arrays:
             raise Unread(f"the index {var} is bound twice, or is a symbol")
-        t.scope[var] = _range(node, t) if node[0] == "sum" and len(vars_) == 1 else _infer(var, (body, cond), t)
+        t.scope[var] = _range(node, t) if node[0] == "sum" and len(vars_) == 1 else sy.infer(var, (body, cond), t)
     try:
         value = _eval(body, t)
         if cond is not None:
@@ -256,6 +150,55 @@ def _product(a: Val, b: Val, kind: str) -> Val:
     return ev.matmul(a, b)
 
 
+def _call(node: Node, t: Table) -> Val:
+    """A function of the definitions on its arguments; indices of the arguments stay bound in its formula."""
+    params, body = t.funcs[node[1]]
+    args = [_eval(a, t) for a in node[2]]
+    if len(args) != len(params):
+        raise Unread(f"{node[1]} is called with other arguments than it is defined with")
+    saved = t.scope, t.free, t.locals
+    bound = {label for a in args for label in a.labels if not label.startswith("#")}
+    t.scope, t.free = {v: d for v, d in {**saved[1], **saved[0]}.items() if v in bound}, {}
+    t.locals = {**saved[2], **dict(zip(params, args, strict=True))}
+    try:
+        return _eval(body, t)
+    finally:
+        t.scope, t.free, t.locals = saved
+
+
+def _define(defs: list[tuple[Node, Node]], t: Table) -> None:
+    """Evaluate the definitions after the formula (``\\mu = ...``, ``\\sigma^2 = ...``, ``r_n = ...``) as arrays of
+    their table rows' shapes, in the order they need each other; record the functions (``h(r) = ...``)."""
+    pending = []
+    for left, right in defs:
+        if left[0] == "fun":
+            t.funcs[left[1]] = (left[2], right)
+            continue
+        root = left[0] == "pow" and left[2] == ("num", 2.0)
+        head = left[1] if root else left
+        if head[0] != "sym":
+            raise Unread("a definition's left side is not a symbol (or its square)")
+        row = next((n for n in (name(head[1], head[2]), name(head[1])) if n in t.shapes), None)
+        if row is None:
+            raise Unread(f"{name(head[1], head[2])} is defined but has no row in the table")
+        if row not in t.arrays:
+            pending.append((row, head, right, root))
+    while pending:
+        names = {row for row, *_ in pending}
+        ready = [d for d in pending if not {name(s[1], s[2]) for s in sy.syms(d[2])} & (names - {d[0]})
+                 and not {name(s[1]) for s in sy.syms(d[2])} & (names - {d[0]})]
+        if not ready:
+            raise Unread("its definitions need each other in a circle")
+        row, head, right, root = ready[0]
+        t.scope, t.free = {}, {}
+        free = sy.free_indices(head, t, (row, t.shapes[row]))
+        value = _eval(right, t)
+        value = ev.combine([value], np.sqrt) if root else value
+        t.arrays[row] = (sy.place(value, t.shapes[row], free, t), t.shapes[row])
+        pending.remove(ready[0])
+    t.scope, t.free = {}, {}
+
+
 def _eval(node: Node, t: Table) -> Val:
     kind = node[0]
     if kind == "num":
@@ -266,7 +209,7 @@ def _eval(node: Node, t: Table) -> Val:
         return _reduction(node, t)
     if kind in OPS:
         a, b = _eval(node[1], t), _eval(node[2], t)
-        if kind == "pow" and len(a.dims) >= 2:
+        if kind == "pow" and len([d for d in a.dims if d not in ("#1", ev.ROW)]) >= 2:
             raise Unread("it raises a matrix to a power (element by element or a matrix power?)")
         return ev.combine([a, b], OPS[kind])
     if kind == "neg":
@@ -299,36 +242,19 @@ def _eval(node: Node, t: Table) -> Val:
         return ev.combine([_eval(node[1], t), _eval(node[2], t)], np.logical_and)
     if kind == "cases":
         return _cases(node[1], t)
+    if kind == "call":
+        return _call(node, t)
     raise Unread(f"it holds a {kind}, which is not read")
-
-
-def _place(value: Val, dims: tuple[str, ...], free: dict[str, int], t: Table) -> np.ndarray:
-    """The value laid out as the result's shape: its free indices and dimensions where the shape puts them."""
-    if value.index:
-        raise Unread("its value is an index (counted from 0 or from 1?)")
-    at_axis = {axis: v for v, axis in free.items()}
-    order: list[int | None] = []
-    for pos, dim in enumerate(dims):
-        label = at_axis.get(pos, "#" + name(dim))
-        left = [k for k, lab in enumerate(value.labels) if lab == label and k not in order]
-        if not left and dim != "1":
-            raise Unread(f"its value does not run along the result's dimension {dim}")
-        order.append(left[0] if left else None)
-    extra = [k for k in range(len(value.labels)) if k not in order]
-    if any(value.arr.shape[k] != 1 for k in extra):
-        raise Unread("its value has a dimension the result's shape does not have")
-    arr = np.transpose(value.arr, [k for k in order if k is not None] + extra).reshape(
-        [value.arr.shape[k] if k is not None else 1 for k in order])
-    return arr
 
 
 def _evaluate(equation: str, entry: dict[str, Any]) -> tuple[str, str]:
     """``("value", JSON of the values)`` or ``("unread", why)``; run in a limited child."""
     try:
-        t, result = _table(entry)
-        left, right = read(equation)
-        free = _free(left, t, result)
-        arr = _place(_eval(right, t), result[1], free, t)
+        t, result = sy.table(entry)
+        left, right, defs = read(equation)
+        _define(defs, t)
+        free = sy.free_indices(left, t, result)
+        arr = sy.place(_eval(right, t), result[1], free, t)
     except Unread as exc:
         return "unread", str(exc)
     if not np.isfinite(arr).all():

@@ -564,3 +564,4 @@ RIGHT["multiclass-hinge-leaves-the-true-class-out"] = _entry(MULTICLASS_HINGE, m
 WRONG["hinge-code-example-and-test-sum-over-the-true-class-too"] = (
     _entry(HINGE_WITH_THE_TRUE_CLASS, hinge_with_the_true_class, test_hinge_with_the_true_class),
     "does not compute what the equation says")
+SCORES["hinge-code-example-and-test-sum-over-the-true-class-too"] = 10  # only the equation shows the bug

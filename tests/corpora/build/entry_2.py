@@ -280,3 +280,4 @@ RIGHT["mse-mean-of-a-sum"] = _entry(MSE, mse, test_mse)
 RIGHT["accuracy-argmax-indicator"] = _entry(ACCURACY, accuracy, test_accuracy)
 WRONG["mse-code-example-and-test-leave-out-the-mean"] = (
     _entry(MSE_AS_A_SUM, squared_error_summed, test_squared_error_summed), "equation-disagrees")
+SCORES = {"mse-code-example-and-test-leave-out-the-mean": 10}  # out of 11: only the equation shows the bug

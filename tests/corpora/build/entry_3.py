@@ -651,3 +651,4 @@ RIGHT["euclidean-distance-norm"] = _entry(EUCLIDEAN, euclidean, test_euclidean)
 WRONG["distance-code-example-and-test-forget-the-square-root"] = (
     _entry(EUCLIDEAN_SQUARED, distance_without_the_root, test_distance_without_the_root),
     "does not compute what the equation says")
+SCORES["distance-code-example-and-test-forget-the-square-root"] = 10  # only the equation shows the bug
