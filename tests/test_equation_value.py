@@ -62,6 +62,11 @@ READ = {
         r"L = \sum_{j \ne y} \max\left(0, s_j - s_y + 1\right)",
         {"s": ("scores", ("C",), "s"), "y": ("label", (), "y"), "L": ("loss", (), "return")},
         {"s": Z[1], "y": 1}, _hinge(Z[1:], np.array([1]), 1.0)[0]),
+    "the mean multiclass hinge, the rows of s indexed by the sum's i": (
+        r"L = \frac{1}{N}\sum_{i=1}^{N} \sum_{j \neq y_i} \max(0, s_j - s_{y_i} + 1)",
+        {"s": ("scores", ("N", "C"), "s"), "y_i": ("labels", ("N",), "y"), "N": ("examples", ()),
+         "L": ("mean loss", (), "return")},
+        {"s": Z, "y": Y}, np.mean(_hinge(Z, Y, 1.0))),
     "L2 regularisation": (
         r"R = \lambda \sum_j w_j^2",
         {"w": ("weights", ("d",), "w"), r"\lambda": ("strength", (), "lam"), "R": ("penalty", (), "return")},
@@ -102,6 +107,10 @@ READ = {
         r" & \text{otherwise} \end{cases}",
         {"a": ("residuals", ("n",), "a"), r"\delta": ("threshold", (), "d"), "L": ("losses", ("n",), "return")},
         {"a": U, "d": 1.5}, _huber(U, 1.5)),
+    "cases with commas, a max inside and a full stop": (
+        r"y = \begin{cases} \max(x, 1), & \text{if } x \geq 0, \\ -x, & \text{otherwise.} \end{cases}",
+        {"x": ("inputs", ("n",), "x"), "y": ("outputs", ("n",), "return")},
+        {"x": V - 2}, np.where(V - 2 >= 0, np.maximum(V - 2, 1), 2 - V)),
     "a quadratic form over i and j": (
         r"c = \sum_{i,j} W_{ij} x_i x_j",
         {"W": ("matrix", ("d", "d"), "w"), "x": ("vector", ("d",), "x"), "c": ("form", (), "return")},
@@ -220,6 +229,12 @@ NOT_READ = {
         r"\mu = \frac{1}{d}\sum_{i=1}^{d} x_i",
         {"x": ("rows", ("n", "d"), "x"), r"\mu": ("row means", ("n", 1)), r"\sigma": ("row spreads", ("n", 1)),
          "d": ("features", ()), "y": ("output", ("n", "d"), "return")}, {"x": Z}, "lines up with two others"),
+    "a division by a product without parentheses": (
+        r"y = x / 2c", {"x": ("x", ("n",), "x"), "c": ("c", (), "c"), "y": ("y", ("n",), "return")},
+        {"x": U, "c": 2.0}, "a/(bc) or (a/b)c"),
+    "a term after the sum that uses its index": (
+        r"y = \sum_{i=1}^{n} x_i + z_i", {"x_i": ("x", ("n",), "x"), "z_i": ("z", ("n",), "z"), "n": ("n", ()),
+                                         "y": ("y", (), "return")}, {"x": U, "z": V}, "after the sum"),
     "definitions in a circle": (
         r"y = x - \mu, \quad \mu = \nu, \quad \nu = \mu",
         {"x": ("x", ("n",), "x"), r"\mu": ("m", ()), r"\nu": ("n", ()), "y": ("y", ("n",), "return")}, {"x": U},

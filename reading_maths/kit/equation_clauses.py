@@ -35,6 +35,7 @@ def equation(r: Reader) -> tuple[Node, Node, list[tuple[Node, Node]]]:
 
 
 def definition(r: Reader, main: bool) -> tuple[Node, Node]:
+    """``symbol = formula`` (the main one may name its arguments, ``H(p) = ...``) or ``h(r) = formula``."""
     if not (r.at("letter") or (r.at("op") and not main)):
         raise Unread("its left side is not the result's symbol" if main else "a definition is not `symbol = ...`")
     if r.at("op") and not main:
@@ -60,6 +61,7 @@ def definition(r: Reader, main: bool) -> tuple[Node, Node]:
 
 
 def binder(r: Reader) -> tuple[list[str], Node | None, Node | None]:
+    """The subscript of a sum or maximum: its indices, a lower bound (``i=1``), a condition (``j \\neq y_i``)."""
     vars_ = [r.take("letter").text]
     while r.at("punct", ","):
         r.pos += 1
@@ -76,6 +78,7 @@ def binder(r: Reader) -> tuple[list[str], Node | None, Node | None]:
 
 
 def condition(r: Reader) -> Node | None:
+    """A comparison, maybe chained (``0 < x \\le 1``) or joined by `and`; None for `otherwise`."""
     while r.at("op", "if") or r.at("punct", ","):
         r.pos += 1
     if r.at("op", "otherwise", "else"):
@@ -97,6 +100,7 @@ def condition(r: Reader) -> Node | None:
 
 
 def indicator(r: Reader) -> Node:
+    """``\\mathbb{1}[condition]``, ``\\mathbb{I}\\{condition\\}`` or ``\\mathbb{1}_{condition}``: 1 where it holds."""
     if r.at("punct", "_"):
         r.pos += 1
         return ("ind", r.sub(r.group(), condition))
@@ -110,7 +114,16 @@ def indicator(r: Reader) -> Node:
     return ("ind", cond)
 
 
+def _trimmed(tokens: list[latex.Token]) -> list[latex.Token]:
+    """A value or condition of ``cases`` without the punctuation after it (``x, & x > 0.``)."""
+    while tokens and tokens[-1].kind == "punct" and tokens[-1].text in ",;.":
+        tokens = tokens[:-1]
+    return tokens
+
+
 def cases(r: Reader) -> Node:
+    """``\\begin{cases} value & condition \\\\ ... \\end{cases}``: its rows, the last one's condition may be
+    ``otherwise`` (None)."""
     rows: list[list[latex.Token]] = [[]]
     for tok in r.group():
         if tok.kind == "op" and tok.text == "cr":
@@ -118,13 +131,10 @@ def cases(r: Reader) -> Node:
         else:
             rows[-1].append(tok)
     found = []
-    for row in [r for r in rows if r]:
+    for row in filter(None, rows):
         cut = [i for i, t in enumerate(row) if t.kind == "punct" and t.text == "&"]
         if len(cut) != 1:
             raise Unread("a row of the cases is not `value & condition`")
-        value = [t for t in row[:cut[0]] if not (t.kind == "punct" and t.text in ",;.")]
-        cond = [t for t in row[cut[0] + 1:] if not (t.kind == "punct" and t.text in ";.")]
-        while cond and cond[-1].kind == "punct" and cond[-1].text == ",":
-            cond.pop()
+        value, cond = _trimmed(row[:cut[0]]), _trimmed(row[cut[0] + 1:])
         found.append((r.sub(value, lambda inner: inner.expr()), r.sub(cond, condition)))
     return ("cases", found)

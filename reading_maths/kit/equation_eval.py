@@ -55,6 +55,7 @@ class Table:
     free: dict[str, str] = field(default_factory=dict)
     funcs: dict[str, tuple[list[str], Any]] = field(default_factory=dict)
     locals: dict[str, Val] = field(default_factory=dict)
+    closed: set[str] = field(default_factory=set)
 
 
 def combine(vals: list[Val], fn: Any, compare: bool = False) -> Val:

@@ -63,6 +63,8 @@ class Reader(Tokens):
             elif self.at("punct", "/"):
                 self.pos += 1
                 node = ("div", node, self.unit())
+                if self.starts_unit():
+                    raise Unread("it divides by a product without parentheses (is a/bc a/(bc) or (a/b)c?)")
             elif self.starts_unit():
                 node = ("mul", node, self.unit(), "jux")
             else:

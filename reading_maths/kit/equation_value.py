@@ -40,6 +40,8 @@ OPS = {"add": np.add, "sub": np.subtract, "div": np.divide, "pow": np.power}
 def _symbol(node: Node, t: Table) -> Val:
     _, base, label, items = node
     whole = name(base, label)
+    if any(sy.bare(i) in t.closed and not sy.known(sy.bare(i), t) for i in items):
+        raise Unread(f"{whole} stands after the sum over its index has ended (put the sum's terms in parentheses)")
     if not label and whole in t.locals:
         return t.locals[whole]
     if not label and sy.known(base, t) and len(base) == 1:
@@ -54,9 +56,9 @@ def _symbol(node: Node, t: Table) -> Val:
             picks = {a: _eval(i, t) for a, i in zip(axes, items, strict=True)}
             used = {sy.bare(i) for i in items}
             for axis in set(range(len(dims))) - set(axes):
-                free = [v for v, d in t.free.items() if d == name(dims[axis]) and v not in used]
-                if len(free) == 1:
-                    picks[axis] = ev.positions(sy.size(t.free[free[0]], t), free[0])
+                free = [v for v, d in {**t.free, **t.scope}.items() if d == name(dims[axis]) and v not in used]
+                if len(free) == 1:  # s_j in a sum over i of the rows of s: the i-th row's j-th
+                    picks[axis] = ev.positions(sy.size(name(dims[axis]), t), free[0])
             return ev.gather(arr, dims, picks)
     if whole in t.arrays:
         arr, dims = t.arrays[whole]
@@ -108,6 +110,7 @@ def _reduction(node: Node, t: Table) -> Val:
     finally:
         for var in vars_:
             t.scope.pop(var, None)
+            t.closed.add(var)
 
 
 def _cases(rows: list[tuple[Node, Node | None]], t: Table) -> Val:
@@ -190,13 +193,13 @@ def _define(defs: list[tuple[Node, Node]], t: Table) -> None:
         if not ready:
             raise Unread("its definitions need each other in a circle")
         row, head, right, root = ready[0]
-        t.scope, t.free = {}, {}
+        t.scope, t.free, t.closed = {}, {}, set()
         free = sy.free_indices(head, t, (row, t.shapes[row]))
         value = _eval(right, t)
         value = ev.combine([value], np.sqrt) if root else value
         t.arrays[row] = (sy.place(value, t.shapes[row], free, t), t.shapes[row])
         pending.remove(ready[0])
-    t.scope, t.free = {}, {}
+    t.scope, t.free, t.closed = {}, {}, set()
 
 
 def _eval(node: Node, t: Table) -> Val:
