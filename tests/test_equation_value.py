@@ -235,6 +235,12 @@ NOT_READ = {
     "a term after the sum that uses its index": (
         r"y = \sum_{i=1}^{n} x_i + z_i", {"x_i": ("x", ("n",), "x"), "z_i": ("z", ("n",), "z"), "n": ("n", ()),
                                          "y": ("y", (), "return")}, {"x": U, "z": V}, "after the sum"),
+    "subscripts in another order than the axes they name": (
+        r"Y_{ij} = Q_{ji}", {"Q": ("Q", ("n", "d"), "q"), "Y": ("Y", ("n", "d"), "return")}, {"q": Z},
+        "do not name its axes"),
+    "an index compared with a written number": (
+        r"y = \sum_{j \neq 1} x_j", {"x": ("x", ("n",), "x"), "y": ("y", (), "return")}, {"x": U},
+        "compares an index with a number"),
     "definitions in a circle": (
         r"y = x - \mu, \quad \mu = \nu, \quad \nu = \mu",
         {"x": ("x", ("n",), "x"), r"\mu": ("m", ()), r"\nu": ("n", ()), "y": ("y", ("n",), "return")}, {"x": U},

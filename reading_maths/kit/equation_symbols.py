@@ -76,7 +76,8 @@ def fits(dim: str | None, axis: str, t: Table) -> bool:
 
 
 def assign(dims: tuple[str, ...], items: list[Node], t: Table) -> list[int] | None:
-    """Which axis each subscript indexes: the last ones, or the ones of its index's dimension."""
+    """Which axis each subscript indexes: the last ones, or, when fewer than the axes, the ones of their indices'
+    dimensions, in the order they are written."""
     k, r = len(items), len(dims)
     if k > r:
         return None
@@ -84,6 +85,8 @@ def assign(dims: tuple[str, ...], items: list[Node], t: Table) -> list[int] | No
     if all(known(bare(i), t) is None or fits(known(bare(i), t), dims[a], t)
            for i, a in zip(items, trailing, strict=True)):
         return trailing
+    if k == r:
+        return None
     by_name = []
     for item in items:
         dim = known(bare(item), t)
@@ -91,7 +94,7 @@ def assign(dims: tuple[str, ...], items: list[Node], t: Table) -> list[int] | No
         if dim is None or len(axes) != 1:
             return None
         by_name.append(axes[0])
-    return by_name if len(set(by_name)) == k else None
+    return by_name if by_name == sorted(set(by_name)) else None
 
 
 def indexed(base: str, t: Table) -> tuple[np.ndarray, tuple[str, ...]] | None:

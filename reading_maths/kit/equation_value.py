@@ -60,6 +60,8 @@ def _symbol(node: Node, t: Table) -> Val:
                 if len(free) == 1:  # s_j in a sum over i of the rows of s: the i-th row's j-th
                     picks[axis] = ev.positions(sy.size(name(dims[axis]), t), free[0])
             return ev.gather(arr, dims, picks)
+        if whole not in t.arrays and whole not in t.sizes:
+            raise Unread(f"the subscripts of {name(base)} do not name its axes ({', '.join(dims)}) in order")
     if whole in t.arrays:
         arr, dims = t.arrays[whole]
         return Val(arr, tuple("#" + name(d) for d in dims))
@@ -136,7 +138,10 @@ def _cases(rows: list[tuple[Node, Node | None]], t: Table) -> Val:
 
 
 def _relation(parts: list[Any], t: Table) -> Val:
+    """A chain of comparisons; an index is compared with indices and labels, never with a written number."""
     vals = [_eval(p, t) for p in parts[::2]]
+    if any(v.index for v in vals) and any(not sy.syms(p) for p in parts[::2]):
+        raise Unread("it compares an index with a number (counted from 0 or from 1?)")
     found = [ev.combine([a, b], ev.COMPARE[op], compare=True)
              for a, op, b in zip(vals[:-1], parts[1::2], vals[1:], strict=True)]
     return functools.reduce(lambda a, b: ev.combine([a, b], np.logical_and), found)
