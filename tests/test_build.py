@@ -123,8 +123,7 @@ def test_an_equation_read_as_a_formula_catches_a_bug_its_test_and_example_share(
     assert any("gives [0.7597, 0.5]; your implementation gives [0.6225, 0.5]" in line for line in shared.feedback)
     rms = _grade("entry_1", CORPUS["WRONG"]["example-not-reproduced"][0])  # RMS norm: a sum and a definition
     assert any("The hand-worked output does not compute what the equation says" in line for line in rms.feedback)
-    batch_norm = runpy.run_path(str(ROOT / "tests" / "corpora" / "build" / "entry_2.py"))["WRONG"]
-    unread = _grade("entry_2", batch_norm["batch-norm-example-with-the-sample-variance"][0])  # gamma times a matrix
+    unread = _grade("entry_3", corpus["WRONG"]["gaussian-example-without-the-half"][0])  # log p(x) on the left
     assert any("your equation could not be read as a formula" in line and "not checked against your code" in line
                for line in unread.feedback), unread.feedback
 

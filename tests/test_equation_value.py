@@ -148,6 +148,13 @@ READ = {
         {"r_t": ("rewards", ("T",), "r"), r"\gamma": ("discount", (), "g"), "T": ("steps", ()),
          "S": ("return", (), "return")},
         {"r": U, "g": 0.5}, 0.25 * U.sum()),
+    "a per-feature gain before the rows it scales (batch norm)": (
+        r"y = \gamma \frac{x - \mu_B}{\sqrt{\sigma_B^2 + \epsilon}} + \beta, \quad "
+        r"\mu_B = \frac{1}{m}\sum_{i=1}^{m} x_i, \quad \sigma_B^2 = \frac{1}{m}\sum_{i=1}^{m} (x_i - \mu_B)^2",
+        {"x": ("batch", ("m", "d"), "x"), r"\gamma": ("gain", ("d",), "g"), r"\beta": ("shift", ("d",), "b"),
+         r"\epsilon": ("small", (), "eps"), r"\mu_B": ("means", ("d",)), r"\sigma_B": ("deviations", ("d",)),
+         "m": ("examples", ()), "y": ("output", ("m", "d"), "return")},
+        {"x": Z, "g": U, "b": V, "eps": 0.0}, U * (Z - Z.mean(axis=0)) / Z.std(axis=0) + V),
     "an element-wise (Hadamard) product": (
         r"y = \gamma \odot x + \beta",
         {"x": ("rows", ("n", "d"), "x"), r"\gamma": ("gain", ("d",), "g"), r"\beta": ("bias", ("d",), "b"),
@@ -193,9 +200,9 @@ def test_a_paper_equation_evaluates_to_numpy_value(case):
 
 
 NOT_READ = {
-    "a per-feature gain juxtaposed with a matrix": (
-        r"y = \gamma x", {"x": ("rows", ("n", "d"), "x"), r"\gamma": ("gain", ("d",), "g"),
-                          "y": ("out", ("n", "d"), "return")}, {"x": Z, "g": U}, "matrix product or element"),
+    "a matrix juxtaposed with a matrix it cannot multiply": (
+        r"y = W x", {"x": ("rows", ("n", "d"), "x"), "W": ("weights", ("n", "d"), "w"),
+                     "y": ("out", ("n", "d"), "return")}, {"x": Z, "w": Z}, "matrix product or element"),
     "a dot between two vectors": (
         r"s = u \cdot v", {"u": ("a", ("d",), "u"), "v": ("b", ("d",), "v"), "s": ("s", ("d",), "return")},
         {"u": U, "v": V}, "dot product"),

@@ -36,7 +36,7 @@ def table(entry: dict[str, Any]) -> tuple[Table, tuple[str, tuple[str, ...]]]:
                     raise Unread(f"the dimension {dim} has two sizes in the example")
             arrays[name(found[0])] = (arr, dims)
     if result is None:
-        raise Unread("the table has no result")
+        raise Unread("the result's row names more than one symbol, or none")
     return Table(arrays, {name(d): s for d, s in sizes.items()}, shapes), result
 
 

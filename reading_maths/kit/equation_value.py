@@ -148,12 +148,16 @@ def _relation(parts: list[Any], t: Table) -> Val:
 
 
 def _product(a: Val, b: Val, kind: str) -> Val:
-    """``ab``: element by element, but for a matrix (or a transposed vector) and a matrix or vector."""
+    """``ab``: element by element, but for a matrix (or a transposed vector) and a matrix or vector that share
+    the dimension a matrix product would sum over; a vector before a matrix it cannot multiply (``\\gamma x``
+    with a per-feature gain) scales its columns."""
     if kind == "had" or not a.dims or not b.dims:
         return ev.combine([a, b], np.multiply)
     if len(a.dims) == len(b.dims) == 1 and ev.ROW not in a.dims + b.dims:
         if kind == "dot":
             raise Unread("it multiplies two vectors with \\cdot or \\times (element by element, or a dot product?)")
+        return ev.combine([a, b], np.multiply)
+    if kind == "jux" and len(a.dims) == 1 and a.dims[0] not in (b.dims[0], ev.ROW) and a.dims[0] == b.dims[-1]:
         return ev.combine([a, b], np.multiply)
     return ev.matmul(a, b)
 
