@@ -121,21 +121,26 @@ def test_an_equation_read_as_a_formula_catches_a_bug_its_test_and_example_share(
     shared = _grade("entry_3", corpus["WRONG"]["elo-code-test-and-example-share-a-bug"][0])
     assert shared.score == 10
     assert any("gives [0.7597, 0.5]; your implementation gives [0.6225, 0.5]" in line for line in shared.feedback)
-    unread = _grade("entry_1", CORPUS["WRONG"]["example-not-reproduced"][0])  # RMS norm: a sum, two equations
+    rms = _grade("entry_1", CORPUS["WRONG"]["example-not-reproduced"][0])  # RMS norm: a sum and a definition
+    assert any("The hand-worked output does not compute what the equation says" in line for line in rms.feedback)
+    unread = _grade("entry_3", corpus["WRONG"]["gaussian-example-without-the-half"][0])  # log p(x) on the left
     assert any("your equation could not be read as a formula" in line and "not checked against your code" in line
                for line in unread.feedback), unread.feedback
 
 
-@pytest.mark.slow
 def test_equation_value_reads_only_what_it_need_not_guess():
     elo = read_entry(runpy.run_path(str(ROOT / "tests" / "corpora" / "build" / "entry_3.py"))["ELO"])
     value, _ = equation_value(elo)
     assert np.allclose(value, [1 / (1 + 10 ** -0.5), 0.5])
-    product = dict(elo, equation=r"E_A = R_A R_B", inputs={"r_a": [[1.0, 2.0], [3.0, 4.0]], "r_b": [[1.0, 0.0],
-                                                                                                   [0.0, 1.0]]})
+    square = {"E_A": ("m", ("n", "n"), "return"), "R_A": ("m", ("n", "n"), "r_a"), "R_B": ("m", ("n", "n"), "r_b")}
+    inputs = {"r_a": [[1.0, 2.0], [3.0, 4.0]], "r_b": [[0.0, 1.0], [1.0, 0.0]]}
+    value, _ = equation_value(dict(elo, equation=r"E_A = R_A R_B", symbols=square, inputs=inputs))
+    assert np.allclose(value, [[2.0, 1.0], [4.0, 3.0]])  # matrices: a matrix product
+    product = dict(elo, equation=r"E_A = R_A \cdot R_B")
     hostile = dict(elo, equation=r"E_A = R_A^{10^{10^{10^{10}}}}")
     summed = dict(elo, equation=r"E_A = \sum_{i=1}^{2} R_A")
-    for entry, why in [(product, "matrix"), (hostile, ""), (summed, ""), (dict(elo, equation="E_A"), "one equation")]:
+    for entry, why in [(product, "dot product"), (hostile, "finite"), (summed, "does not use i"),
+                       (dict(elo, equation="E_A"), "one equation")]:
         value, message = equation_value(entry)
         assert value is None and why in message, (entry["equation"], message)
 

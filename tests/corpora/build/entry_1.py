@@ -501,3 +501,67 @@ FRESH_COSINE = {
 }
 
 RIGHT["fresh-cosine-einsum-lVert"] = _entry(FRESH_COSINE, fresh_cosine, test_fresh_cosine)
+
+
+# -- read as a formula: a sum over an index set with a condition (issue 33) ------------------------------
+
+
+def multiclass_hinge(s, y, delta=1.0):
+    s, y = np.asarray(s, dtype=float), np.asarray(y, dtype=int)    # (N, C) scores, (N,) classes from 0
+    rows = np.arange(len(y))
+    margins = np.maximum(0.0, s - s[rows, y][:, None] + delta)
+    margins[rows, y] = 0.0                                          # j != y_i: the true class is left out
+    return margins.sum(axis=1)
+
+
+def test_multiclass_hinge():
+    cs231n = [[3.2, 5.1, -1.7], [1.3, 4.9, 2.0], [2.2, 2.5, -3.1]]  # cat, car and frog scores; true 0, 1, 2
+    assert np.allclose(multiclass_hinge(cs231n, [0, 1, 2], 1.0), [2.9, 0.0, 12.9])
+    assert np.allclose(multiclass_hinge([[1.0, 1.0, 1.0, 1.0]], [2], 0.5), [1.5])   # three others, 0.5 each
+    rng = np.random.default_rng(4)
+    s, y = rng.normal(size=(6, 4)), rng.integers(0, 4, size=6)
+    loops = [sum(max(0.0, s[i, j] - s[i, y[i]] + 0.7) for j in range(4) if j != y[i]) for i in range(6)]
+    assert np.allclose(multiclass_hinge(s, y, 0.7), loops)
+    assert np.allclose(multiclass_hinge(s + 3.0, y, 0.7), loops)                   # a shift changes nothing
+
+
+MULTICLASS_HINGE = {
+    "paper": "Weston and Watkins (1999), Support Vector Machines for Multi-Class Pattern Recognition; the "
+             "multiclass SVM loss as CS231n writes it",
+    "equation": r"L_i = \sum_{j \neq y_i} \max(0, s_j - s_{y_i} + \Delta)",
+    "symbols": {
+        "s": ("the class scores, one row per example, one column per class", ("N", "C"), "s"),
+        "y_i": ("the true class of example i, counted from 0", ("N",), "y"),
+        r"\Delta": ("the margin by which the true class's score should win", (), "delta"),
+        "L_i": ("the loss of each example", ("N",), "return"),
+    },
+    "example": {"inputs": {"s": [[3.2, 5.1, -1.7], [1.3, 4.9, 2.0]], "y": [0, 1], "delta": 1.0},
+                "output": [2.9, 0.0]},
+}
+
+
+def hinge_with_the_true_class(s, y, delta=1.0):
+    s, y = np.asarray(s, dtype=float), np.asarray(y, dtype=int)
+    rows = np.arange(len(y))
+    return np.maximum(0.0, s - s[rows, y][:, None] + delta).sum(axis=1)   # j runs over every class
+
+
+def test_hinge_with_the_true_class():  # worked from the code: it shares the code's misreading
+    cs231n = [[3.2, 5.1, -1.7], [1.3, 4.9, 2.0], [2.2, 2.5, -3.1]]
+    assert np.allclose(hinge_with_the_true_class(cs231n, [0, 1, 2], 1.0), [3.9, 1.0, 13.9])
+    assert np.allclose(hinge_with_the_true_class([[1.0, 1.0, 1.0, 1.0]], [2], 0.5), [2.0])
+    rng = np.random.default_rng(4)
+    s, y = rng.normal(size=(6, 4)), rng.integers(0, 4, size=6)
+    loops = [sum(max(0.0, s[i, j] - s[i, y[i]] + 0.7) for j in range(4)) for i in range(6)]
+    assert np.allclose(hinge_with_the_true_class(s, y, 0.7), loops)
+
+
+HINGE_WITH_THE_TRUE_CLASS = dict(MULTICLASS_HINGE, example={
+    "inputs": MULTICLASS_HINGE["example"]["inputs"], "output": [3.9, 1.0]})
+
+RIGHT["multiclass-hinge-leaves-the-true-class-out"] = _entry(MULTICLASS_HINGE, multiclass_hinge,
+                                                            test_multiclass_hinge)
+WRONG["hinge-code-example-and-test-sum-over-the-true-class-too"] = (
+    _entry(HINGE_WITH_THE_TRUE_CLASS, hinge_with_the_true_class, test_hinge_with_the_true_class),
+    "does not compute what the equation says")
+SCORES["hinge-code-example-and-test-sum-over-the-true-class-too"] = 10  # only the equation shows the bug

@@ -282,3 +282,83 @@ SCORES = {  # out of 11: a copy as the oracle earns no strength; the example alo
 }
 RIGHT["batch-norm-against-numpy-std-and-a-second-case"] = _entry(BATCH_NORM, batch_norm,
                                                                  test_batch_norm_against_a_library_and_a_second_case)
+
+# -- read as a formula: a mean of a sum, an arg max inside an indicator (issue 33) -------------------------
+
+
+def mse(y, y_hat):
+    y, y_hat = np.asarray(y, dtype=float), np.asarray(y_hat, dtype=float)
+    return np.mean((y - y_hat) ** 2)
+
+
+def test_mse():
+    assert np.isclose(mse([1.0, 2.0, 3.0, 4.0], [1.0, 1.0, 1.0, 1.0]), 3.5)
+    assert np.isclose(mse([2.0, -1.0], [2.0, -1.0]), 0.0)
+    rng = np.random.default_rng(7)
+    y, y_hat = rng.normal(size=9), rng.normal(size=9)
+    assert np.isclose(mse(y, y_hat), sum((a - b) ** 2 for a, b in zip(y, y_hat)) / 9)
+    assert np.isclose(mse(y, y_hat), mse(y_hat, y)) and np.isclose(mse(y + 5, y_hat + 5), mse(y, y_hat))
+    assert np.isclose(mse(3 * y, 3 * y_hat), 9 * mse(y, y_hat))
+
+
+MSE = {
+    "paper": "Goodfellow, Bengio and Courville (2016), Deep Learning, eq. (5.4): the mean squared error",
+    "equation": r"E = \frac{1}{N}\sum_{i=1}^{N} \left(y_i - \hat{y}_i\right)^2",
+    "symbols": {
+        "y_i": ("the target of example i", ("N",), "y"),
+        r"\hat{y}_i": ("the prediction for example i", ("N",), "y_hat"),
+        "N": ("the number of examples", ()),
+        "E": ("the mean of the squared errors", (), "return"),
+    },
+    "example": {"inputs": {"y": [1.0, 2.0, 3.0, 4.0], "y_hat": [1.0, 1.0, 1.0, 1.0]}, "output": 3.5},
+}
+
+
+def squared_error_summed(y, y_hat):
+    y, y_hat = np.asarray(y, dtype=float), np.asarray(y_hat, dtype=float)
+    return np.sum((y - y_hat) ** 2)                 # the 1/N left out: a sum, not a mean
+
+
+def test_squared_error_summed():  # worked from the code: it shares the code's misreading
+    assert np.isclose(squared_error_summed([1.0, 2.0, 3.0, 4.0], [1.0, 1.0, 1.0, 1.0]), 14.0)
+    rng = np.random.default_rng(7)
+    y, y_hat = rng.normal(size=9), rng.normal(size=9)
+    assert np.isclose(squared_error_summed(y, y_hat), sum((a - b) ** 2 for a, b in zip(y, y_hat)))
+    assert np.isclose(squared_error_summed(3 * y, 3 * y_hat), 9 * squared_error_summed(y, y_hat))
+
+
+MSE_AS_A_SUM = dict(MSE, example={"inputs": MSE["example"]["inputs"], "output": 14.0})
+
+
+def accuracy(p, y):
+    p, y = np.asarray(p, dtype=float), np.asarray(y)           # (N, K) probabilities, (N,) classes from 0
+    return np.mean(np.argmax(p, axis=1) == y)
+
+
+def test_accuracy():
+    assert np.isclose(accuracy([[0.1, 0.9], [0.8, 0.2], [0.3, 0.7], [0.6, 0.4]], [1, 1, 1, 0]), 0.75)
+    rng = np.random.default_rng(2)
+    p, y = rng.random(size=(20, 5)), rng.integers(0, 5, size=20)
+    assert np.isclose(accuracy(p, y), sum(int(max(range(5), key=lambda k: row[k]) == t) for row, t in zip(p, y)) / 20)
+    assert accuracy(p, np.argmax(p, axis=1)) == 1.0 and accuracy(p, (np.argmax(p, axis=1) + 1) % 5) == 0.0
+    assert np.isclose(accuracy([[0.2, 0.5, 0.3]], [1]), 1.0) and np.isclose(accuracy([[0.2, 0.5, 0.3]], [2]), 0.0)
+
+
+ACCURACY = {
+    "paper": "Any classification paper's top-1 accuracy, e.g. Krizhevsky, Sutskever and Hinton (2012)",
+    "equation": r"A = \frac{1}{N}\sum_{i=1}^{N} \mathbb{1}\left[\arg\max_k p_{i,k} = y_i\right]",
+    "symbols": {
+        "p": ("the predicted probabilities, one row per example, one column per class", ("N", "K"), "p"),
+        "y_i": ("the true class of example i, counted from 0", ("N",), "y"),
+        "N": ("the number of examples", ()),
+        "A": ("the share of examples whose most probable class is the true one", (), "return"),
+    },
+    "example": {"inputs": {"p": [[0.1, 0.9], [0.8, 0.2], [0.3, 0.7], [0.6, 0.4]], "y": [1, 1, 1, 0]},
+                "output": 0.75},
+}
+
+RIGHT["mse-mean-of-a-sum"] = _entry(MSE, mse, test_mse)
+RIGHT["accuracy-argmax-indicator"] = _entry(ACCURACY, accuracy, test_accuracy)
+WRONG["mse-code-example-and-test-leave-out-the-mean"] = (
+    _entry(MSE_AS_A_SUM, squared_error_summed, test_squared_error_summed), "equation-disagrees")
+SCORES["mse-code-example-and-test-leave-out-the-mean"] = 10  # out of 11: only the equation shows the bug

@@ -600,3 +600,55 @@ FRESH_HUBER_CASES = {
 }
 
 RIGHT["fresh-huber-cases-environment"] = _entry(FRESH_HUBER_CASES, fresh_huber, test_fresh_huber)
+
+
+# -- read as a formula: a norm (issue 33) ---------------------------------------------------------------
+
+
+def euclidean(x, y):
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    return np.sqrt(np.sum((x - y) ** 2))
+
+
+def test_euclidean():
+    assert np.isclose(euclidean([3.0, 0.0], [0.0, 4.0]), 5.0)
+    rng = np.random.default_rng(5)
+    x, y = rng.normal(size=6), rng.normal(size=6)
+    assert np.isclose(euclidean(x, y), math.sqrt(sum((a - b) ** 2 for a, b in zip(x, y))))
+    assert np.isclose(euclidean(x, y), euclidean(y, x)) and np.isclose(euclidean(x, x), 0.0)
+    assert np.isclose(euclidean(4 * x, 4 * y), 4 * euclidean(x, y))                # a norm scales linearly
+    assert euclidean(x, y) <= euclidean(x, np.zeros(6)) + euclidean(np.zeros(6), y) + 1e-12
+
+
+EUCLIDEAN = {
+    "paper": "Cover and Hart (1967), Nearest Neighbor Pattern Classification: the Euclidean distance",
+    "equation": r"r = \lVert x - y \rVert_2",
+    "symbols": {
+        "x": ("one point", ("d",), "x"),
+        "y": ("the other point", ("d",), "y"),
+        "r": ("the straight-line distance between them", (), "return"),
+    },
+    "example": {"inputs": {"x": [3.0, 0.0], "y": [0.0, 4.0]}, "output": 5.0},
+}
+
+
+def distance_without_the_root(x, y):
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    return np.sum((x - y) ** 2)                    # the square of the norm, not the norm
+
+
+def test_distance_without_the_root():  # worked from the code: it shares the code's misreading
+    assert np.isclose(distance_without_the_root([3.0, 0.0], [0.0, 4.0]), 25.0)
+    rng = np.random.default_rng(5)
+    x, y = rng.normal(size=6), rng.normal(size=6)
+    assert np.isclose(distance_without_the_root(x, y), sum((a - b) ** 2 for a, b in zip(x, y)))
+    assert np.isclose(distance_without_the_root(x, y), distance_without_the_root(y, x))
+
+
+EUCLIDEAN_SQUARED = dict(EUCLIDEAN, example={"inputs": EUCLIDEAN["example"]["inputs"], "output": 25.0})
+
+RIGHT["euclidean-distance-norm"] = _entry(EUCLIDEAN, euclidean, test_euclidean)
+WRONG["distance-code-example-and-test-forget-the-square-root"] = (
+    _entry(EUCLIDEAN_SQUARED, distance_without_the_root, test_distance_without_the_root),
+    "does not compute what the equation says")
+SCORES["distance-code-example-and-test-forget-the-square-root"] = 10  # only the equation shows the bug
