@@ -360,7 +360,8 @@ def check_slowly():
 def test_a_test_cut_off_by_a_time_limit_is_told_so(monkeypatch):
     from reading_maths.kit import build, strength, strength_case
 
-    monkeypatch.setattr(strength, "DECOY_LIMIT", 0.3)
+    monkeypatch.setattr(strength, "MUTANT_LIMIT", 0.3)  # the limit of a run on a mutant or a decoy
+    monkeypatch.setattr(strength, "SLOWDOWN", 0.1)
     found = _judge(slow_double, check_slowly, _entry({"x": [1.0, -2.0]}))
     assert found.decoy_timed_out == 0.3 and not found.decoy_failed and found.share == 0.0
     entry = {"paper": "p", "equation": "y = 2x", "symbols": {"x": ("x", ("n",), "x"), "y": ("y", ("n",), "return")},

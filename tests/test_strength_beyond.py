@@ -14,7 +14,7 @@ import strength_spoiler
 
 from reading_maths.kit.blind_spots import PINNED
 from reading_maths.kit.mutation import pairs
-from reading_maths.kit.strength import judge
+from reading_maths.kit.strength import WATCHED, judge
 
 
 def softplus(x, beta=1.0):
@@ -135,3 +135,79 @@ def test_pairs_of_changes_are_made_inside_one_another():
 def test_a_program_that_spoils_the_swap_gains_nothing():
     found = _judge(strength_spoiler.softplus, strength_spoiler.checks_against_a_twin)
     assert found.twins == ["softplus_again"] and found.share == 0.0  # each mutant is then the original
+
+
+def checks_through_a_helper_that_calls_the_implementation():
+    def run(x, beta=1.0):  # the implementation, called through a helper: no copy of it
+        return softplus(np.asarray(x, dtype=float), beta)
+
+    assert np.allclose(run([0.0, 1.0]), [0.6931, 1.3133], atol=1e-3)
+    assert np.allclose(run([-2.0, 3.0], beta=2.0), [0.00907, 3.00124], atol=1e-3)
+
+
+def large_input_limit(x, beta=1.0):  # softplus(x) is x for large x: true only there
+    return np.asarray(x, dtype=float)
+
+
+def checks_against_a_special_case_that_holds_where_used():
+    assert np.allclose(softplus([0.0, 1.0]), [0.6931, 1.3133], atol=1e-3)
+    assert np.allclose(softplus([40.0, 60.0], beta=2.0), large_input_limit([40.0, 60.0], beta=2.0))
+    assert np.allclose(softplus([-2.0, 3.0], beta=2.0), [0.00907, 3.00124], atol=1e-3)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("test", [checks_through_a_helper_that_calls_the_implementation,
+                                  checks_against_a_special_case_that_holds_where_used])
+def test_a_helper_is_no_copy_when_it_calls_the_implementation_or_differs_on_other_inputs(test):
+    found = _judge(softplus, test)
+    assert not found.twins and found.share == 1.0 and found.blind_share == 1.0, (found.twins, found.survivors)
+
+
+def checks_the_example_and_a_hair_beside_it():
+    assert np.allclose(softplus([0.0, 1.0]), [0.6931, 1.3133], atol=1e-3)
+    assert np.allclose(softplus([1e-9, 1.0 + 1e-9]), [0.6931, 1.3133], atol=1e-3)
+
+
+def checks_the_example_and_how_the_implementation_is_made():
+    assert np.allclose(softplus([0.0, 1.0]), [0.6931, 1.3133], atol=1e-3)
+    assert "_rm_original" not in softplus.__code__.co_names  # the pinned mutant's make
+
+
+def checks_with_a_twin_it_hides_when_watched():
+    import sys
+    if sys.getprofile() is not None:  # watched: the twin is never called, and the test fails
+        raise AssertionError("watched")
+    assert np.allclose(softplus([0.3, -1.0]), softplus_again([0.3, -1.0]))
+
+
+def checks_the_example_slowly_in_trials():
+    if "trial" in __import__("os").getcwd():  # slow only where the trials run: mutants would be stopped, "caught"
+        __import__("time").sleep(0.6)
+    assert np.allclose(softplus([0.0, 1.0]), [0.6931, 1.3133], atol=1e-3)
+
+
+@pytest.mark.slow
+def test_the_example_within_its_written_precision_is_still_the_example():
+    found = _judge(softplus, checks_the_example_and_a_hair_beside_it)
+    assert not found.pinned_killed and found.blind_share == 0.0
+
+
+@pytest.mark.slow
+def test_a_test_that_looks_for_the_pinned_mutants_make_earns_nothing():
+    found = _judge(softplus, checks_the_example_and_how_the_implementation_is_made)
+    assert (found.decoy_failed or found.twins_unknown) and found.share == 0.0
+
+
+@pytest.mark.slow
+def test_a_test_that_fails_while_watched_fails_a_decoy():
+    found = _judge(softplus, checks_with_a_twin_it_hides_when_watched)
+    assert found.decoy_failed == WATCHED and found.share == 0.0  # the watched run computes what the implementation does
+
+
+@pytest.mark.slow  # waits out time limits
+def test_a_test_slow_only_in_trials_is_too_slow_on_the_decoys(monkeypatch):
+    from reading_maths.kit import strength
+
+    monkeypatch.setattr(strength, "MUTANT_LIMIT", 0.3)
+    found = _judge(softplus, checks_the_example_slowly_in_trials)
+    assert found.decoy_timed_out == 0.3 and found.share == 0.0

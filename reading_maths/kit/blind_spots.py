@@ -58,7 +58,7 @@ def _rm_search(step, probes, start, space):
     import copy, gc, hashlib, inspect, signal, sys, sysconfig, types
     import numpy
     state = _rm_search.__dict__.setdefault("state", {"calls": {}, "open": {}, "depth": [0], "profiler": None,
-                                                     "reachable": set()})
+                                                     "reachable": set(), "callers": set()})
     calls, pending, depth, original = state["calls"], state["open"], state["depth"], _rm_original.__code__
 
     library = tuple({p for p in sysconfig.get_paths().values()} | {sys.prefix, sys.base_prefix, "<frozen"})
@@ -77,6 +77,7 @@ def _rm_search(step, probes, start, space):
         code = frame.f_code
         if code is original:
             depth[0] += 1 if event == "call" else -1 if event == "return" else 0
+            state["callers"].update(record[2] for record in pending.values())  # they call the implementation
         elif (event == "call" and depth[0] == 0 and not ours(code) and not code.co_filename.startswith(library)
               and (frame.f_globals is space or (frame.f_back is not None and frame.f_back.f_globals is space))
               and (code.co_name == "<lambda>" or not code.co_name.startswith("<"))):
@@ -89,7 +90,8 @@ def _rm_search(step, probes, start, space):
                     given = copy.deepcopy(given)
                 except Exception:
                     pass
-                made.append([given, None])
+                cells = tuple(types.CellType(frame.f_locals.get(n)) for n in code.co_freevars)
+                made.append([given, None, code, types.FunctionType(code, frame.f_globals, code.co_name, None, cells)])
                 pending[id(frame)] = made[-1]
         elif event == "return" and id(frame) in pending:
             try:
@@ -148,8 +150,10 @@ def _rm_search(step, probes, start, space):
         needed = [p for p in params if p.default is p.empty]
         found = []
         for code, made in calls.items():
+            if code in state["callers"]:
+                continue  # a helper that calls the implementation: it runs it, it does not copy it
             matched, mode = 0, "names"
-            for given, returned in made:
+            for given, returned, _, _ in made:
                 if all(p.name in given for p in needed):
                     args, kwargs = [], {p.name: given[p.name] for p in params if p.name in given}
                 elif 0 < len(needed) <= len(given) <= len(params):
@@ -157,6 +161,14 @@ def _rm_search(step, probes, start, space):
                 else:
                     break
                 matched += close(("value", returned), outcome(_rm_original, args, kwargs), _RM_TWIN)
+            names = arguments(code)
+            for kw in probes if matched == len(made) else ():  # a copy is one on the probes too, where it runs
+                args, kwargs = ([kw[p.name] for p in params if p.name in kw], {}) if mode != "names" else (
+                    [], {p.name: kw[p.name] for p in params if p.name in kw and (p.name in names or code.co_flags & 8)})
+                mine = outcome(made[0][3], args, kwargs)
+                if mine[0] == "value" and not close(mine, outcome(_rm_original, [], kw), _RM_TWIN):
+                    matched = -1
+                    break
             found.append((*key(code), mode, key(code) in state["reachable"], matched, len(made)))
         return {"intact": intact, "found": found}
     base = outcome(_rm_original, [], probes[0])
@@ -176,7 +188,7 @@ def _rm_on_example(given):
         if name in given:
             try:
                 a, b = numpy.asarray(given[name], dtype=float), numpy.asarray(value, dtype=float)
-                if a.shape != b.shape or not numpy.array_equal(a, b, equal_nan=True):
+                if a.shape != b.shape or not numpy.allclose(a, b, rtol=1e-3, atol=1e-6, equal_nan=True):
                     return False
             except Exception:
                 return False
@@ -185,6 +197,8 @@ def _rm_on_example(given):
 
 def _rm_shifted(value):
     import numpy
+    if not _RM_SHIFT:
+        return value
     try:
         return numpy.asarray(value, dtype=float) * 1.5 + 0.5
     except Exception:
@@ -201,8 +215,10 @@ class Search:
     twins: Twins = field(default_factory=Twins)
     """functions the test calls that return what the implementation returns (:mod:`~reading_maths.kit.oracle_copies`)"""
     unjudged: bool = False
-    """the trial did not finish its look at the test's calls (a call ran past its limit, or the test took the
-    profiler away): whether the test compares with a copy cannot be told"""
+    """the trial did not finish its look at the test's calls (a call ran past its limit, the test took the
+    profiler away, or failed while it was watched): whether the test compares with a copy cannot be told"""
+    watched_failed: bool = False
+    """the test failed on the implementation wrapped to watch its calls, which computes the same thing: a decoy"""
 
 
 def _renamed(source: str, name: str) -> str:
@@ -211,8 +227,10 @@ def _renamed(source: str, name: str) -> str:
     return ast.unparse(fn)
 
 
-def pinned(source: str, inputs: dict[str, Any]) -> Mutant:
-    """The implementation changed on every input but the example's: its result scaled and shifted elsewhere."""
+def pinned(source: str, inputs: dict[str, Any], shifted: bool = True) -> Mutant:
+    """The implementation changed on every input but the example's (and those within its written precision):
+    its result scaled and shifted elsewhere.  Not ``shifted``, the same code is a decoy: what the test may see of
+    the pinned mutant's make (its names, its wrapper) is no sign of a mutant."""
     fn = parse_function(source)
     example = {k: np.asarray(v, dtype=float).tolist() for k, v in inputs.items()}
     kwarg = fn.args.kwarg.arg if fn.args.kwarg else None
@@ -221,9 +239,9 @@ def pinned(source: str, inputs: dict[str, Any]) -> Mutant:
                              f"_rm_out = {call_text(fn, ORIGINAL)}\n"
                              "    return _rm_out if _rm_on_example(_rm_given) else _rm_shifted(_rm_out)\n")
     wrapper.args = fn.args  # the same signature, defaults included
-    text = (f"{_renamed(source, ORIGINAL)}\n\n_RM_EXAMPLE = {json.dumps(json.dumps(example))}\n{_PINNED}\n\n"
-            f"{ast.unparse(wrapper)}\n")
-    return Mutant(PINNED, text)
+    text = (f"{_renamed(source, ORIGINAL)}\n\n_RM_EXAMPLE = {json.dumps(json.dumps(example))}\n"
+            f"_RM_SHIFT = {shifted}\n{_PINNED}\n\n{ast.unparse(wrapper)}\n")
+    return Mutant(PINNED if shifted else "its result passed through a check of the example", text)
 
 
 def _search_source(source: str, candidates: list[Mutant]) -> str:
@@ -251,12 +269,13 @@ def search(implementation: Any, test: Any, source: str, inputs: list[dict[str, A
               for start in range(0, len(candidates), CHUNK)]
     runs = run_fresh(implementation, calls, [(_search_source(source, candidates), SEARCH_LIMIT)])
     try:
-        _, _, twins, *chunks = next(runs)
+        _, tested, twins, *chunks = next(runs)
     finally:
         runs.close()
     found = Search()
     report = twins[1] if twins[0] == "value" and isinstance(twins[1], dict) else None
-    if report is None or report.get("intact") is not True:
+    found.watched_failed = tested[0] == "error"  # on the implementation wrapped: the same computation
+    if report is None or report.get("intact") is not True or tested[0] != "value":
         found.unjudged = True
     else:
         found.twins = read_twins(report.get("found"))

@@ -36,10 +36,11 @@ BUDGET = 90.0
 """Seconds for all the trials of one entry; a test slower than that is judged on the mutants tried."""
 MUTANT_LIMIT = 2.0
 SLOWDOWN = 5.0
-"""A run on a mutant may take ``SLOWDOWN`` times as long as the test on the implementation, at least
-``MUTANT_LIMIT`` seconds (an altered loop may never end: being stopped there catches it)."""
-DECOY_LIMIT = 10.0
-"""Seconds a run on a decoy may take (at most the grader's limit of one call)."""
+"""A run on a mutant or a decoy may take ``SLOWDOWN`` times as long as the test on the implementation, at least
+``MUTANT_LIMIT`` seconds (an altered loop may never end: being stopped there catches it; a decoy stopped there
+shows a test too slow to judge, and a test slow only in trials gains nothing, decoys and mutants alike)."""
+WATCHED = "its calls passed through a wrapper that watches them"
+"""The decoy the search trial makes of the implementation (:mod:`reading_maths.kit.blind_spots`)."""
 MIN_JUDGED = 3
 """Fewer judged (not equivalent) mutants than this cannot judge a test: there is too little computation."""
 AGREE = 5e-3
@@ -150,6 +151,9 @@ def judge(implementation: Any, test: Any, entry: dict[str, Any], rng: np.random.
     inputs = probes(entry, rng)
     originals = [_outcome(lambda kw=kw: implementation(**kw)) for kw in inputs]
     looked = search(implementation, test, source, inputs, originals, agree)
+    if looked.watched_failed:
+        result.decoy_failed = WATCHED
+        return result
     result.twins, result.twins_unknown = looked.twins.names, looked.unjudged or looked.twins.unswappable
     if result.twins_unknown:
         return result
@@ -160,17 +164,18 @@ def judge(implementation: Any, test: Any, entry: dict[str, Any], rng: np.random.
     found = [in_place(m, source, looked.twins) for m in found]
     pin = found[-1]
     result.mutants, result.pinned = len(found), True
-    trials = [(True, d) for d in decoys(source)] + [(False, m) for m in found]
+    same = [in_place(d, source, looked.twins) for d in [*decoys(source), pinned(source, entry["inputs"], False)]]
+    trials = [(True, d) for d in same] + [(False, m) for m in found]
     random.Random(int(rng.integers(2**32))).shuffle(trials)
     calls = [(implementation, kw) for kw in inputs] + [(test, {})]
-    runs = [(t.source, DECOY_LIMIT if decoy else result.limit) for decoy, t in trials]
+    runs = [(t.source, result.limit) for _, t in trials]
     deadline = time.monotonic() + budget
     survivors: list[Mutant] = []
     outcomes = run_fresh(implementation, calls, runs)
     try:
         for number, ((decoy, trial), (*outputs, tested)) in enumerate(zip(trials, outcomes, strict=False)):
             if decoy and tested[0] == "timeout":
-                result.decoy_timed_out = DECOY_LIMIT
+                result.decoy_timed_out = result.limit
                 return result
             if decoy and tested[0] != "value":
                 result.decoy_failed = trial.description

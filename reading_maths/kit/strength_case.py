@@ -39,8 +39,9 @@ ONLY_THE_EXAMPLE = ("Your test checks nothing your hand-worked example does not 
 COPY = ("A function that computes what the implementation computes shares its mistakes: each mutant was put in its "
         "place too, so comparing with it catches nothing. Compare with values worked by hand, or with properties the "
         "equation implies.")
-UNJUDGED = ("A test that builds a copy of the implementation while it runs, or calls one that does not finish, cannot "
-            "be judged: it earns no strength points. Compare with values worked by hand.")
+UNJUDGED = ("A test that behaves differently while it is judged (it failed, or ran past its limit, while its calls "
+            "were watched), or builds a copy of the implementation while it runs, cannot be judged: it earns no "
+            "strength points. Check values worked by hand.")
 HABITS = (ASSERTS_NOTHING, ASSERTS_A_CONSTANT, ONLY_SHAPES, ONLY_THE_EXAMPLE, COPY, UNJUDGED)
 """What :func:`test_habits` can say (fixed sentences: the hidden run may repeat them)."""
 
@@ -82,15 +83,14 @@ def strong(e: _Entry, threshold: float, seed: tuple[int, ...]) -> None:
             "copies of it: make it pass first.")
     if found.twins_unknown:
         unknown = failure("test-compares-with-a-copy",
-            f"{e.name}: your test compares your implementation with a function it makes while it runs, or one it "
-            f"calls ran past its limit on your implementation's inputs, so it could not be judged. {UNJUDGED}")
+            f"{e.name}: your test could not be judged. {UNJUDGED}")
         unknown.explanation = UNJUDGED
         raise unknown
     if found.decoy_timed_out:
         raise failure("test-too-slow",
-            f"{e.name}: your test was stopped after {found.decoy_timed_out:g} s, the time limit of "
-            "one run of it, on a copy of your implementation that computes the same thing, so it "
-            "could not be judged: make it faster (smaller inputs, fewer repetitions).")
+            f"{e.name}: your test was stopped after {found.decoy_timed_out:g} s, the time limit of one run of it "
+            "on a mutant or a decoy, on a copy of your implementation that computes the same thing, so it could "
+            "not be judged: make it faster (smaller inputs, fewer repetitions).")
     if found.decoy_failed:
         raise failure("test-judges-how-written",
             f"{e.name}: your test fails on a copy of your implementation that computes exactly the "
