@@ -1,0 +1,154 @@
+"""Every pair of answers to one part of an assignment, compared with copydetect's winnowed fingerprints.
+
+copydetect (the algorithm of MOSS: Schleimer, Wilkerson and Aiken, *Winnowing*, 2003) tokenizes Python with
+Pygments, replaces every name by ``V`` (functions ``F``), drops comments and whitespace, and keeps a winnowed set of
+hashes of the k-character pieces of what is left: renamed variables, comments, blank lines and spacing change
+nothing, and reordered functions keep their pieces. A LaTeX equation is compared the same way once its letters are
+renamed in order of appearance (:func:`equation_text`).
+
+What every answer is given (the released template, the course's helper cells) is removed as copydetect's
+*boilerplate*; a piece that most of the class writes (what every right answer must share, such as the reference's
+``e / e.sum(axis=-1, keepdims=True)``) is removed as *common* (:func:`drop_common`), as MOSS ignores a passage
+found in too many submissions.
+"""
+
+from __future__ import annotations
+
+import io
+import itertools
+import re
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import numpy as np
+from copydetect import CodeFingerprint, compare_files
+from copydetect.utils import get_token_coverage
+
+K = 20
+"""Characters of normalised code in one fingerprinted piece (copydetect's noise threshold)."""
+WINDOW = 6
+"""Winnowing window: every shared run of ``K + WINDOW - 1`` characters is found (copydetect's guarantee)."""
+COMMON = 0.5
+"""A piece found in more than this fraction of the class's answers to a part is common code, not evidence."""
+MIN_TOKENS = 40
+"""An answer with fewer normalised characters left (after boilerplate and common code) is too short to compare."""
+
+_MACRO = re.compile(r"\\([A-Za-z]+|.)")
+
+
+@dataclass
+class Document:
+    """One answer to one part: its text as written and how to read it (``python`` or ``latex``)."""
+
+    owner: str
+    part: str
+    text: str
+    kind: str = "python"
+
+
+def equation_text(latex: str) -> tuple[str, np.ndarray]:
+    """``latex`` without spaces, each single letter renamed by order of first appearance (``a``, ``b``, ...; macro
+    names kept), and copydetect's offsets from that text back to ``latex``."""
+    out: list[str] = []
+    offsets = [[0, 0]]
+    names: dict[str, str] = {}
+    removed, i = 0, 0
+    while i < len(latex):
+        char = latex[i]
+        if char.isspace():
+            offsets.append([len(out) - 1, removed + 1])
+            removed += 1
+            i += 1
+            continue
+        macro = _MACRO.match(latex, i)
+        if macro:
+            out.extend(macro.group(0))
+            i = macro.end()
+            continue
+        if char.isalpha() and char.isascii():
+            char = names.setdefault(char, chr(ord("a") + len(names) % 26))
+        out.append(char)
+        i += 1
+    return "".join(out), np.array(offsets)
+
+
+def fingerprint(doc: Document, boilerplate: Iterable[int] = ()) -> CodeFingerprint:
+    """copydetect's fingerprint of ``doc``, the hashes of ``boilerplate`` left out."""
+    drop = np.array(sorted(set(boilerplate)), dtype=np.int64)
+    if doc.kind == "latex":
+        text, offsets = equation_text(doc.text)
+        found = CodeFingerprint("equation.tex", K, WINDOW, drop, filter=False, fp=io.StringIO(text))
+        found.raw_code, found.offsets = doc.text, offsets
+        return found
+    return CodeFingerprint("answer.py", K, WINDOW, drop, language="python", fp=io.StringIO(doc.text))
+
+
+def all_hashes(texts: Iterable[str]) -> set[int]:
+    """Every piece's hash in the Python ``texts`` (window 1: no winnowing): what everyone is given (boilerplate)."""
+    found: set[int] = set()
+    for text in texts:
+        if text.strip():
+            found |= set(CodeFingerprint("given.py", K, 1, language="python", fp=io.StringIO(text)).hashes)
+    return found
+
+
+def drop_common(prints: dict[str, CodeFingerprint], students: set[str], fraction: float = COMMON) -> set[int]:
+    """Remove from every fingerprint the hashes found in more than ``fraction`` of the ``students``' answers (and
+    in at least 3); returns the hashes removed."""
+    counts = Counter(h for owner, fp in prints.items() if owner in students for h in fp.hashes)
+    limit = max(2, int(fraction * len(students)))
+    common = {h for h, n in counts.items() if n > limit}
+    for fp in prints.values():
+        if common & fp.hashes:
+            fp.hashes = fp.hashes - common
+            fp.hash_idx = {h: i for h, i in fp.hash_idx.items() if h not in common}
+            fp.token_coverage = get_token_coverage(fp.hash_idx, fp.k, len(fp.filtered_code))
+    return common
+
+
+@dataclass
+class PartMatch:
+    """What two answers to one part share: normalised characters matched on each side and each side's total."""
+
+    part: str
+    shared: tuple[int, int]
+    sizes: tuple[int, int]
+
+    @property
+    def containment(self) -> float:
+        """The larger of the two fractions: an answer padded with dead code still contains the copied one."""
+        return max((s / n if n else 0.0) for s, n in zip(self.shared, self.sizes, strict=True))
+
+    @property
+    def weight(self) -> int:
+        return min(self.sizes)
+
+
+def compare(a: CodeFingerprint, b: CodeFingerprint, part: str) -> PartMatch | None:
+    """The match of two fingerprints, or None when they share no piece or either is too short to compare."""
+    if min(a.token_coverage, b.token_coverage) < MIN_TOKENS or a.hashes.isdisjoint(b.hashes):
+        return None
+    _, (left, right), _ = compare_files(a, b)
+    sizes = (int(a.token_coverage), int(b.token_coverage))
+    shared = (round(float(left) * sizes[0]), round(float(right) * sizes[1]))
+    return PartMatch(part, shared, sizes) if any(shared) else None
+
+
+def regions(a: CodeFingerprint, b: CodeFingerprint) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    """The matching regions of each answer as written: (start, end) character ranges."""
+    _, _, slices = compare_files(a, b)
+    return tuple([(int(s), int(e)) for s, e in zip(*side, strict=True)] if len(side) and len(side[0]) else []
+                 for side in slices)  # type: ignore[return-value]
+
+
+def all_pairs(prints: dict[str, CodeFingerprint], part: str, sources: set[str] = frozenset()
+              ) -> dict[tuple[str, str], PartMatch]:
+    """Every pair of owners (never two ``sources``) whose answers to ``part`` share a piece."""
+    found = {}
+    for x, y in itertools.combinations(sorted(prints), 2):
+        if x in sources and y in sources:
+            continue
+        if (match := compare(prints[x], prints[y], part)) is not None:
+            found[(x, y)] = match
+    return found

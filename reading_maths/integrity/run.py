@@ -1,0 +1,145 @@
+"""``reading-maths integrity ASSIGNMENT``: every pair of submissions compared, ranked, with the evidence beside.
+
+A pair's score is the share of the two answers' code they have in common, over the parts both answered at
+comparable length: for each part, the larger of the two containments (:class:`PartMatch`), weighted by the shorter
+answer's size. Nothing here accuses anyone: the pages show what matches, side by side, with what the checks trail
+and the submission times say (:mod:`reading_maths.integrity.pages`).
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import os
+from collections import defaultdict
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from reading_maths.course import assignment as course_assignment
+from reading_maths.integrity import answers as reading
+from reading_maths.integrity.evidence import Trail, trails
+from reading_maths.integrity.fingerprints import (
+    Document,
+    PartMatch,
+    all_hashes,
+    all_pairs,
+    drop_common,
+    fingerprint,
+)
+
+THRESHOLD = 0.6
+"""A pair at or above this score is listed as worth a look (calibration: :data:`CALIBRATION`)."""
+CALIBRATION = Path(__file__).with_name("calibration.json")
+"""The measured rates behind :data:`THRESHOLD`, written by ``benchmarks/integrity.py calibrate``."""
+
+
+@dataclass
+class Pair:
+    """Two owners (students, or a student and a source such as the worked entry), their score and matches."""
+
+    a: str
+    b: str
+    score: float
+    matches: list[PartMatch]
+    compared: list[str]
+
+    def reason(self) -> str:
+        """Which parts match and how much: ``softmax: 92% of 310 characters; ...``."""
+        return "; ".join(f"{m.part}: {m.containment:.0%} of {m.weight} characters" for m in
+                         sorted(self.matches, key=lambda m: -m.containment * m.weight))
+
+
+@dataclass
+class Result:
+    """The comparison of a class's submissions of one assignment."""
+
+    assignment: str
+    students: list[str]
+    pairs: list[Pair]
+    sources: list[Pair]
+    identical: list[list[str]]
+    unread: dict[str, str]
+    trails: dict[str, Trail] = field(default_factory=dict)
+    documents: dict[str, dict[str, Document]] = field(default_factory=dict)
+    threshold: float = THRESHOLD
+
+    def flagged(self) -> list[Pair]:
+        return [p for p in self.pairs if p.score >= self.threshold]
+
+    def to_json(self) -> dict:
+        return {"assignment": self.assignment, "students": len(self.students), "threshold": self.threshold,
+                "pairs": [{**asdict(p), "reason": p.reason()} for p in self.pairs],
+                "sources": [{**asdict(p), "reason": p.reason()} for p in self.sources],
+                "identical": self.identical, "unread": self.unread,
+                "trails": {s: asdict(t) for s, t in self.trails.items()}, "calibration": calibration()}
+
+
+def calibration() -> dict:
+    """The measured rates (``{}`` when not measured)."""
+    try:
+        return json.loads(CALIBRATION.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+
+
+def _part(job: tuple[str, dict[str, Document], list[str], set[str]]) -> tuple[str, dict, dict[str, int]]:
+    """One part's matches (every pair) and each owner's comparable size: run in a worker process."""
+    part, docs, given, sources = job
+    boilerplate = all_hashes(given) if next(iter(docs.values())).kind == "python" else set()
+    prints = {owner: fingerprint(doc, boilerplate) for owner, doc in docs.items()}
+    drop_common(prints, set(prints) - sources)
+    sizes = {owner: int(fp.token_coverage) for owner, fp in prints.items()}
+    return part, all_pairs(prints, part, sources), sizes
+
+
+def compare_documents(documents: dict[str, dict[str, Document]], given: list[str],
+                      sources: set[str] = frozenset(), jobs: int = 0) -> tuple[list[Pair], list[Pair]]:
+    """Every pair of owners compared part by part (``documents``: part → owner → answer), ranked by score:
+    (pairs of students, pairs of a student and a source)."""
+    work = [(part, docs, given, set(sources)) for part, docs in documents.items() if len(docs) > 1]
+    jobs = min(len(work), jobs or os.cpu_count() or 1)
+    if jobs > 1:  # fork: the workers share this process's string hashing, which copydetect's fingerprints use
+        with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
+            done = list(pool.map(_part, work))
+    else:
+        done = [_part(job) for job in work]
+    matches: dict[tuple[str, str], list[PartMatch]] = defaultdict(list)
+    for _, found, _ in done:
+        for key, match in found.items():
+            matches[key].append(match)
+    pairs = []
+    for (a, b), found in matches.items():
+        both = [(part, min(sizes[a], sizes[b])) for part, _, sizes in done
+                if min(sizes.get(a, 0), sizes.get(b, 0)) > 0]
+        total = sum(w for _, w in both)
+        score = sum(m.containment * m.weight for m in found) / total if total else 0.0
+        pairs.append(Pair(a, b, round(score, 4), found, [p for p, _ in both]))
+    pairs.sort(key=lambda p: (-p.score, -sum(m.weight for m in p.matches), p.a, p.b))
+    return ([p for p in pairs if not {p.a, p.b} & sources], [p for p in pairs if {p.a, p.b} & sources])
+
+
+def integrity(root: Path, assignment_id: str, jobs: int = 0) -> Result:
+    """Compare every pair of ``submitted/*/<assignment_id>/`` notebooks (see the module docstring)."""
+    root = Path(root).resolve()
+    assignment = course_assignment(root, assignment_id)
+    layout = reading.layout(assignment)
+    found = reading.submissions(root, assignment_id, layout)
+    read = [s for s in found if not s.problem]
+    documents: dict[str, dict[str, Document]] = defaultdict(dict)
+    for submission in read:
+        for doc in reading.documents(submission):
+            documents[doc.part][doc.owner] = doc
+    for owner, docs in layout.sources.items():
+        for part, doc in docs.items():
+            if part in documents:
+                documents[part][owner] = doc
+    pairs, sources = compare_documents(dict(documents), layout.given, set(layout.sources), jobs)
+    groups: dict[str, list[str]] = defaultdict(list)
+    for s in read:
+        if s.answered:
+            groups[s.digest].append(s.student)
+    students = [s.student for s in read]
+    return Result(assignment_id, students, pairs, sources, sorted(g for g in groups.values() if len(g) > 1),
+                  {s.student: s.problem for s in found if s.problem}, trails(root, assignment_id, students),
+                  dict(documents))
