@@ -62,6 +62,8 @@ class Result:
     unread: dict[str, str]
     trails: dict[str, Trail] = field(default_factory=dict)
     documents: dict[str, dict[str, Document]] = field(default_factory=dict)
+    given: list[str] = field(default_factory=list)
+    common: dict[str, set[int]] = field(default_factory=dict)
     threshold: float = THRESHOLD
 
     def flagged(self) -> list[Pair]:
@@ -83,20 +85,21 @@ def calibration() -> dict:
         return {}
 
 
-def _part(job: tuple[str, dict[str, Document], list[str], set[str]]) -> tuple[str, dict, dict[str, int]]:
-    """One part's matches (every pair) and each owner's comparable size: run in a worker process."""
+def _part(job: tuple[str, dict[str, Document], list[str], set[str]]) -> tuple[str, dict, dict[str, int], set[int]]:
+    """One part's matches (every pair), each owner's comparable size and the common hashes: run in a worker."""
     part, docs, given, sources = job
     boilerplate = all_hashes(given) if next(iter(docs.values())).kind == "python" else set()
     prints = {owner: fingerprint(doc, boilerplate) for owner, doc in docs.items()}
-    drop_common(prints, set(prints) - sources)
+    common = drop_common(prints, set(prints) - sources)
     sizes = {owner: int(fp.token_coverage) for owner, fp in prints.items()}
-    return part, all_pairs(prints, part, sources), sizes
+    return part, all_pairs(prints, part, sources), sizes, common
 
 
 def compare_documents(documents: dict[str, dict[str, Document]], given: list[str],
-                      sources: set[str] = frozenset(), jobs: int = 0) -> tuple[list[Pair], list[Pair]]:
+                      sources: set[str] = frozenset(), jobs: int = 0
+                      ) -> tuple[list[Pair], list[Pair], dict[str, set[int]]]:
     """Every pair of owners compared part by part (``documents``: part → owner → answer), ranked by score:
-    (pairs of students, pairs of a student and a source)."""
+    (pairs of students, pairs of a student and a source, each part's common hashes)."""
     work = [(part, docs, given, set(sources)) for part, docs in documents.items() if len(docs) > 1]
     jobs = min(len(work), jobs or os.cpu_count() or 1)
     if jobs > 1:  # fork: the workers share this process's string hashing, which copydetect's fingerprints use
@@ -105,18 +108,19 @@ def compare_documents(documents: dict[str, dict[str, Document]], given: list[str
     else:
         done = [_part(job) for job in work]
     matches: dict[tuple[str, str], list[PartMatch]] = defaultdict(list)
-    for _, found, _ in done:
+    for _, found, _, _ in done:
         for key, match in found.items():
             matches[key].append(match)
     pairs = []
     for (a, b), found in matches.items():
-        both = [(part, min(sizes[a], sizes[b])) for part, _, sizes in done
+        both = [(part, min(sizes[a], sizes[b])) for part, _, sizes, _ in done
                 if min(sizes.get(a, 0), sizes.get(b, 0)) > 0]
         total = sum(w for _, w in both)
         score = sum(m.containment * m.weight for m in found) / total if total else 0.0
         pairs.append(Pair(a, b, round(score, 4), found, [p for p, _ in both]))
     pairs.sort(key=lambda p: (-p.score, -sum(m.weight for m in p.matches), p.a, p.b))
-    return ([p for p in pairs if not {p.a, p.b} & sources], [p for p in pairs if {p.a, p.b} & sources])
+    return ([p for p in pairs if not {p.a, p.b} & sources], [p for p in pairs if {p.a, p.b} & sources],
+            {part: common for part, _, _, common in done})
 
 
 def integrity(root: Path, assignment_id: str, jobs: int = 0) -> Result:
@@ -134,7 +138,7 @@ def integrity(root: Path, assignment_id: str, jobs: int = 0) -> Result:
         for part, doc in docs.items():
             if part in documents:
                 documents[part][owner] = doc
-    pairs, sources = compare_documents(dict(documents), layout.given, set(layout.sources), jobs)
+    pairs, sources, common = compare_documents(dict(documents), layout.given, set(layout.sources), jobs)
     groups: dict[str, list[str]] = defaultdict(list)
     for s in read:
         if s.answered:
@@ -142,4 +146,4 @@ def integrity(root: Path, assignment_id: str, jobs: int = 0) -> Result:
     students = [s.student for s in read]
     return Result(assignment_id, students, pairs, sources, sorted(g for g in groups.values() if len(g) > 1),
                   {s.student: s.problem for s in found if s.problem}, trails(root, assignment_id, students),
-                  dict(documents))
+                  dict(documents), layout.given, common)
