@@ -13,6 +13,8 @@ import re
 import tokenize
 from collections.abc import Callable
 
+from classroom.builder import Answer
+
 KEPT = {"self", "np", "math", "numpy", "sympy", "sp"}
 
 
@@ -149,3 +151,9 @@ DISGUISES: dict[str, Callable[[str], str]] = {
     "renamed": rename, "reordered": reorder, "reformatted": reformat, "dead code": dead_code,
     "a comment per line": comment_lines, "loop to comprehension": loop_to_comprehension, "all at once": everything,
 }
+
+
+def disguised(answer: Answer, how: str) -> Answer:
+    """``answer`` with the disguise ``how`` on every one of its cells."""
+    return Answer(answer.question, "copy", f"{answer.label} ({how})",
+                  {cell: DISGUISES[how](code) for cell, code in answer.cells.items()})

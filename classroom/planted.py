@@ -16,7 +16,7 @@ from pathlib import Path
 import nbformat
 
 from classroom.builder import Answer, ClassBuilder, fill
-from classroom.disguises import DISGUISES
+from classroom.disguises import DISGUISES, disguised
 from reading_maths.course import Assignment
 from reading_maths.integrity import answers as reading
 from reading_maths.integrity.run import THRESHOLD, Pair, compare_documents
@@ -37,12 +37,6 @@ def _parses(code: str) -> bool:
     except SyntaxError:
         return False
     return True
-
-
-def disguised(answer: Answer, how: str) -> Answer:
-    """``answer`` with the disguise ``how`` on every one of its cells."""
-    return Answer(answer.question, "copy", f"{answer.label} ({how})",
-                  {cell: DISGUISES[how](code) for cell, code in answer.cells.items()})
 
 
 @dataclass

@@ -15,7 +15,6 @@ found in too many submissions.
 from __future__ import annotations
 
 import io
-import itertools
 import re
 from collections import Counter
 from collections.abc import Iterable
@@ -109,34 +108,17 @@ def drop_common(prints: dict[str, CodeFingerprint], students: set[str], fraction
 
 @dataclass
 class PartMatch:
-    """What two answers to one part share: normalised characters matched on each side and each side's total."""
+    """What two answers to one part share: the fraction of the shorter one's fingerprints found in the other
+    (so an answer padded with dead code still contains the copied one), and the shorter one's size."""
 
     part: str
-    shared: tuple[int, int]
-    sizes: tuple[int, int]
-
-    @property
-    def containment(self) -> float:
-        """The larger of the two fractions: an answer padded with dead code still contains the copied one."""
-        return max((s / n if n else 0.0) for s, n in zip(self.shared, self.sizes, strict=True))
-
-    @property
-    def weight(self) -> int:
-        return min(self.sizes)
-
-
-def compare(a: CodeFingerprint, b: CodeFingerprint, part: str) -> PartMatch | None:
-    """The match of two fingerprints, or None when they share no piece or either is too short to compare."""
-    if min(a.token_coverage, b.token_coverage) < MIN_TOKENS or a.hashes.isdisjoint(b.hashes):
-        return None
-    _, (left, right), _ = compare_files(a, b)
-    sizes = (int(a.token_coverage), int(b.token_coverage))
-    shared = (round(float(left) * sizes[0]), round(float(right) * sizes[1]))
-    return PartMatch(part, shared, sizes) if any(shared) else None
+    containment: float
+    weight: int
+    """normalised characters of the shorter answer"""
 
 
 def regions(a: CodeFingerprint, b: CodeFingerprint) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
-    """The matching regions of each answer as written: (start, end) character ranges."""
+    """The matching regions of each answer as written: (start, end) character ranges (copydetect's slices)."""
     _, _, slices = compare_files(a, b)
     return tuple([(int(s), int(e)) for s, e in zip(*side, strict=True)] if len(side) and len(side[0]) else []
                  for side in slices)  # type: ignore[return-value]
@@ -144,11 +126,26 @@ def regions(a: CodeFingerprint, b: CodeFingerprint) -> tuple[list[tuple[int, int
 
 def all_pairs(prints: dict[str, CodeFingerprint], part: str, sources: set[str] = frozenset()
               ) -> dict[tuple[str, str], PartMatch]:
-    """Every pair of owners (never two ``sources``) whose answers to ``part`` share a piece."""
+    """Every pair of owners (never two ``sources``) whose answers to ``part`` share a fingerprint: all at once, as
+    the product of the owners-by-fingerprints incidence matrix with its transpose."""
+    owners = sorted(o for o, fp in prints.items() if fp.token_coverage >= MIN_TOKENS and fp.hashes)
+    if len(owners) < 2:
+        return {}
+    column: dict[int, int] = {}
+    rows, cols = [], []
+    for i, owner in enumerate(owners):
+        for h in prints[owner].hashes:
+            rows.append(i)
+            cols.append(column.setdefault(h, len(column)))
+    incidence = np.zeros((len(owners), len(column)), dtype=np.float32)
+    incidence[rows, cols] = 1.0
+    shared = incidence @ incidence.T
+    counts = np.diag(shared)
     found = {}
-    for x, y in itertools.combinations(sorted(prints), 2):
-        if x in sources and y in sources:
+    for i, j in zip(*np.nonzero(np.triu(shared, 1)), strict=True):
+        a, b = owners[i], owners[j]
+        if a in sources and b in sources:
             continue
-        if (match := compare(prints[x], prints[y], part)) is not None:
-            found[(x, y)] = match
+        weight = int(min(prints[a].token_coverage, prints[b].token_coverage))
+        found[(a, b)] = PartMatch(part, float(shared[i, j] / min(counts[i], counts[j])), weight)
     return found

@@ -8,6 +8,7 @@ and the submission times say (:mod:`reading_maths.integrity.pages`).
 
 from __future__ import annotations
 
+import copy
 import json
 import multiprocessing
 import os
@@ -16,10 +17,13 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from copydetect import CodeFingerprint
+
 from reading_maths.course import assignment as course_assignment
 from reading_maths.integrity import answers as reading
 from reading_maths.integrity.evidence import Trail, trails
 from reading_maths.integrity.fingerprints import (
+    MIN_TOKENS,
     Document,
     PartMatch,
     all_hashes,
@@ -28,7 +32,7 @@ from reading_maths.integrity.fingerprints import (
     fingerprint,
 )
 
-THRESHOLD = 0.6
+THRESHOLD = 0.55
 """A pair at or above this score is listed as worth a look (calibration: :data:`CALIBRATION`)."""
 CALIBRATION = Path(__file__).with_name("calibration.json")
 """The measured rates behind :data:`THRESHOLD`, written by ``benchmarks/integrity.py calibrate``."""
@@ -85,14 +89,25 @@ def calibration() -> dict:
         return {}
 
 
-def _part(job: tuple[str, dict[str, Document], list[str], set[str]]) -> tuple[str, dict, dict[str, int], set[int]]:
-    """One part's matches (every pair), each owner's comparable size and the common hashes: run in a worker."""
-    part, docs, given, sources = job
-    boilerplate = all_hashes(given) if next(iter(docs.values())).kind == "python" else set()
-    prints = {owner: fingerprint(doc, boilerplate) for owner, doc in docs.items()}
-    common = drop_common(prints, set(prints) - sources)
-    sizes = {owner: int(fp.token_coverage) for owner, fp in prints.items()}
-    return part, all_pairs(prints, part, sources), sizes, common
+def _fingerprints(job: tuple[list[Document], set[int]]) -> list[CodeFingerprint]:
+    """Fingerprints of the documents, boilerplate left out of the Python ones: run in a worker process."""
+    docs, boilerplate = job
+    return [fingerprint(doc, boilerplate if doc.kind == "python" else ()) for doc in docs]
+
+
+def fingerprints(docs: list[Document], boilerplate: set[int], jobs: int = 0) -> list[CodeFingerprint]:
+    """:func:`fingerprint` of each document, each distinct text once, on ``jobs`` processes (0: one per core)."""
+    distinct = list({(d.kind, d.text): d for d in docs}.values())
+    jobs = max(1, min(jobs or os.cpu_count() or 1, len(distinct) // 20))
+    chunks = [(distinct[i::jobs], boilerplate) for i in range(jobs)]
+    if jobs > 1:  # fork: the workers share this process's string hashing, which copydetect's fingerprints use
+        with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
+            done = list(pool.map(_fingerprints, chunks))
+    else:
+        done = [_fingerprints(chunk) for chunk in chunks]
+    found = {(d.kind, d.text): fp for (chunk, _), fps in zip(chunks, done, strict=True)
+             for d, fp in zip(chunk, fps, strict=True)}
+    return [found[(d.kind, d.text)] for d in docs]
 
 
 def compare_documents(documents: dict[str, dict[str, Document]], given: list[str],
@@ -100,27 +115,24 @@ def compare_documents(documents: dict[str, dict[str, Document]], given: list[str
                       ) -> tuple[list[Pair], list[Pair], dict[str, set[int]]]:
     """Every pair of owners compared part by part (``documents``: part → owner → answer), ranked by score:
     (pairs of students, pairs of a student and a source, each part's common hashes)."""
-    work = [(part, docs, given, set(sources)) for part, docs in documents.items() if len(docs) > 1]
-    jobs = min(len(work), jobs or os.cpu_count() or 1)
-    if jobs > 1:  # fork: the workers share this process's string hashing, which copydetect's fingerprints use
-        with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork")) as pool:
-            done = list(pool.map(_part, work))
-    else:
-        done = [_part(job) for job in work]
+    docs = [doc for owners in documents.values() for doc in owners.values()]
+    prints: dict[str, dict[str, CodeFingerprint]] = defaultdict(dict)
+    for doc, fp in zip(docs, fingerprints(docs, all_hashes(given), jobs), strict=True):
+        prints[doc.part][doc.owner] = copy.copy(fp)  # drop_common replaces its sets: one copy per owner
+    common = {part: drop_common(found, set(found) - set(sources)) for part, found in prints.items()}
     matches: dict[tuple[str, str], list[PartMatch]] = defaultdict(list)
-    for _, found, _, _ in done:
-        for key, match in found.items():
+    for part, found in prints.items():
+        for key, match in all_pairs(found, part, set(sources)).items():
             matches[key].append(match)
     pairs = []
     for (a, b), found in matches.items():
-        both = [(part, min(sizes[a], sizes[b])) for part, _, sizes, _ in done
-                if min(sizes.get(a, 0), sizes.get(b, 0)) > 0]
+        both = [(part, int(min(fps[a].token_coverage, fps[b].token_coverage))) for part, fps in prints.items()
+                if a in fps and b in fps and min(fps[a].token_coverage, fps[b].token_coverage) >= MIN_TOKENS]
         total = sum(w for _, w in both)
         score = sum(m.containment * m.weight for m in found) / total if total else 0.0
         pairs.append(Pair(a, b, round(score, 4), found, [p for p, _ in both]))
     pairs.sort(key=lambda p: (-p.score, -sum(m.weight for m in p.matches), p.a, p.b))
-    return ([p for p in pairs if not {p.a, p.b} & sources], [p for p in pairs if {p.a, p.b} & sources],
-            {part: common for part, _, _, common in done})
+    return ([p for p in pairs if not {p.a, p.b} & sources], [p for p in pairs if {p.a, p.b} & sources], common)
 
 
 def integrity(root: Path, assignment_id: str, jobs: int = 0) -> Result:
