@@ -61,7 +61,7 @@ class Student:
         return f"{self.id}@example.edu"
 
 
-COPIES = {-1: (5, "all at once"), -2: (6, "renamed")}
+COPIES = {-1: (5, "a comment per line"), -2: (6, "renamed")}
 """The demo's planted copies: the last two students hand in the notebooks of the first two "right" ones (by index
 in the class), each under a disguise (:data:`classroom.disguises.DISGUISES`); the integrity report ranks them first."""
 

@@ -172,3 +172,29 @@ def test_checks_trail_and_submission_times_on_the_pair_page(tmp_path, planted):
     assert "softmax: 2027-02-11T10:30:00+00:00" in page and "softmax: 2027-02-12T15:59:00+00:00" in page
     assert "2027-02-12 16:00:00.000000 UTC" in page  # copier00's recorded submission time
     assert "never, in a check" in page or "honest02" not in page
+
+
+@pytest.mark.slow  # the class builder reads the graders and corpora (about 10 s)
+@pytest.mark.parametrize("assignment", ["code", "build"])
+def test_the_demo_class_copies_rank_first(assignment):
+    """The demo's class of 30, as it hands in `assignment`: its two planted copies are the first two pairs."""
+    from classroom.builder import ClassBuilder, fill
+    from classroom.roster import answers_of, copied_from, roster
+    from reading_maths.course import Assignment
+    from reading_maths.integrity import answers as reading
+    from reading_maths.integrity.run import compare_documents
+
+    students = roster(30)
+    pool = ClassBuilder(Assignment(assignment, ROOT)).pool()
+    release = nbformat.read(ROOT / "release" / assignment / f"{assignment}.ipynb", as_version=4)
+    layout = reading.layout(Assignment(assignment, ROOT))
+    documents: dict = {}
+    for index, student in enumerate(students):
+        nb = fill(release, answers_of(students, index, pool))
+        for doc in reading.documents(layout.read(student.id, nb)):
+            documents.setdefault(doc.part, {})[doc.owner] = doc
+    pairs = compare_documents(documents, layout.given, jobs=1)[0]
+    planted = {tuple(sorted((s.id, students[copied_from(students, i)[0]].id)))
+               for i, s in enumerate(students) if s.profile == "copy"}
+    assert len(planted) == 2
+    assert {(p.a, p.b) for p in pairs[:2]} == planted
