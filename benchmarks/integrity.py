@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/integrity.py calibrate   # writes reading_maths/integrity/calibration.json
     .venv/bin/python benchmarks/integrity.py speed       # 50, 100, 200, 300 students of `code`, 2 processes
+    .venv/bin/python benchmarks/integrity.py speed 300 600   # other class sizes
 
 ``speed`` writes each class's notebooks (every student answering each question with one of the corpora's right
 answers, renamed, so many pairs share whole answers: the report's slow case) into a course folder and times
@@ -74,7 +75,7 @@ def speed(sizes: tuple[int, ...] = (50, 100, 200, 300), jobs: int = 2) -> list[t
 if __name__ == "__main__":
     if sys.argv[1:] == ["calibrate"]:
         print(json.dumps(calibrate(), indent=1))
-    elif sys.argv[1:] == ["speed"]:
-        speed()
+    elif sys.argv[1:2] == ["speed"]:
+        speed(tuple(int(n) for n in sys.argv[2:]) or (50, 100, 200, 300))
     else:
         sys.exit(__doc__)

@@ -32,11 +32,11 @@ def right_answers(builder: ClassBuilder, question: str) -> list[Answer]:
 
 
 def _parses(code: str) -> bool:
+    """Whether ``code`` reads as Python (the class builder writes an object it cannot recover as its repr)."""
     try:
-        ast.parse(code)
+        return isinstance(ast.parse(code), ast.Module)
     except SyntaxError:
         return False
-    return True
 
 
 @dataclass

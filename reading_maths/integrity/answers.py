@@ -76,7 +76,7 @@ def layout(assignment: Assignment) -> Layout:
     parts: dict[str, str] = {}
     pending: list[str] = []
     given: list[str] = []
-    worked = None
+    worked: str | None = None
     for cell in nb.cells:
         if cell.cell_type != "code":
             continue
@@ -93,7 +93,7 @@ def layout(assignment: Assignment) -> Layout:
             given.append(cell.source.strip())
     entries = worked is not None
     sources: dict[str, dict[str, Document]] = {}
-    if entries:
+    if worked is not None:
         from reading_maths.kit.novelty import COURSE_EQUATIONS
 
         sources[WORKED] = {p: Document(WORKED, p, t, _kind(p)) for p, t in entry_parts({"entry_0": worked}).items()}

@@ -17,7 +17,7 @@ from __future__ import annotations
 import io
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -124,7 +124,7 @@ def regions(a: CodeFingerprint, b: CodeFingerprint) -> tuple[list[tuple[int, int
                  for side in slices)  # type: ignore[return-value]
 
 
-def all_pairs(prints: dict[str, CodeFingerprint], part: str, sources: set[str] = frozenset()
+def all_pairs(prints: dict[str, CodeFingerprint], part: str, sources: Collection[str] = ()
               ) -> dict[tuple[str, str], PartMatch]:
     """Every pair of owners (never two ``sources``) whose answers to ``part`` share a fingerprint: all at once, as
     the product of the owners-by-fingerprints incidence matrix with its transpose."""

@@ -13,6 +13,7 @@ import json
 import multiprocessing
 import os
 from collections import defaultdict
+from collections.abc import Collection
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -111,7 +112,7 @@ def fingerprints(docs: list[Document], boilerplate: set[int], jobs: int = 0) -> 
 
 
 def compare_documents(documents: dict[str, dict[str, Document]], given: list[str],
-                      sources: set[str] = frozenset(), jobs: int = 0
+                      sources: Collection[str] = (), jobs: int = 0
                       ) -> tuple[list[Pair], list[Pair], dict[str, set[int]]]:
     """Every pair of owners compared part by part (``documents``: part → owner → answer), ranked by score:
     (pairs of students, pairs of a student and a source, each part's common hashes)."""
@@ -119,10 +120,10 @@ def compare_documents(documents: dict[str, dict[str, Document]], given: list[str
     prints: dict[str, dict[str, CodeFingerprint]] = defaultdict(dict)
     for doc, fp in zip(docs, fingerprints(docs, all_hashes(given), jobs), strict=True):
         prints[doc.part][doc.owner] = copy.copy(fp)  # drop_common replaces its sets: one copy per owner
-    common = {part: drop_common(found, set(found) - set(sources)) for part, found in prints.items()}
+    common = {part: drop_common(owners, set(owners) - set(sources)) for part, owners in prints.items()}
     matches: dict[tuple[str, str], list[PartMatch]] = defaultdict(list)
-    for part, found in prints.items():
-        for key, match in all_pairs(found, part, set(sources)).items():
+    for part, owners in prints.items():
+        for key, match in all_pairs(owners, part, set(sources)).items():
             matches[key].append(match)
     pairs = []
     for (a, b), found in matches.items():
@@ -132,7 +133,9 @@ def compare_documents(documents: dict[str, dict[str, Document]], given: list[str
         score = sum(m.containment * m.weight for m in found) / total if total else 0.0
         pairs.append(Pair(a, b, round(score, 4), found, [p for p, _ in both]))
     pairs.sort(key=lambda p: (-p.score, -sum(m.weight for m in p.matches), p.a, p.b))
-    return ([p for p in pairs if not {p.a, p.b} & sources], [p for p in pairs if {p.a, p.b} & sources], common)
+    with_source = [p.a in sources or p.b in sources for p in pairs]
+    return ([p for p, s in zip(pairs, with_source, strict=True) if not s],
+            [p for p, s in zip(pairs, with_source, strict=True) if s], common)
 
 
 def integrity(root: Path, assignment_id: str, jobs: int = 0) -> Result:
