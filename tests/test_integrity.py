@@ -12,6 +12,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from classroom.disguises import DISGUISES
 from classroom.planted import measure, planted_class
 from conftest import ROOT
 from reading_maths.checks.store import Store
@@ -198,3 +199,34 @@ def test_the_demo_class_copies_rank_first(assignment):
                for i, s in enumerate(students) if s.profile == "copy"}
     assert len(planted) == 2
     assert {(p.a, p.b) for p in pairs[:2]} == planted
+
+
+@pytest.mark.parametrize("how", sorted(DISGUISES))
+def test_each_disguise_keeps_what_the_answer_computes(how):
+    """A planted copy is a working answer: each disguise changes the text, not the function."""
+    import numpy as np
+
+    source = '''import numpy as np
+import math
+
+def _rows(z, T=1.0):
+    arr = np.asarray(z, dtype=float)  # one row per distribution
+    rows = []
+    for row in arr.reshape(-1, arr.shape[-1]):
+        rows.append(_one(row, T))
+    return np.array(rows).reshape(arr.shape)
+
+def _one(row, T):
+    top = max(row)
+    exps = [math.exp((x - top) / T) for x in row]
+    return [e / sum(exps) for e in exps]
+
+softmax = _rows
+'''
+    changed = DISGUISES[how](source)
+    assert changed != source
+    mine, theirs = {}, {}
+    exec(source, mine)  # noqa: S102 - the test's own code
+    exec(changed, theirs)  # noqa: S102
+    z = np.array([[1.0, 2.0, 3.0], [0.5, -1.0, 4.0]])
+    assert np.allclose(mine["softmax"](z, T=2.0), theirs["softmax"](z, T=2.0))
