@@ -5,8 +5,9 @@
     .venv/bin/python benchmarks/integrity.py speed 300 600   # other class sizes
 
 ``speed`` writes each class's notebooks (every student answering each question with one of the corpora's right
-answers, renamed, so many pairs share whole answers: the report's slow case) into a course folder and times
-``reading_maths.integrity.run.integrity`` on it, reading and all. Results: benchmarks/integrity_results.md.
+answers, its variables renamed after the student: every text different, many pairs sharing whole answers) into a
+course folder and times ``reading_maths.integrity.run.integrity`` on it, reading and all.
+Results: benchmarks/integrity_results.md.
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ def _course(size: int, folder: Path) -> Path:
     for student, nb in planted.notebooks.items():
         for cell in nb.cells:
             if grade_id(cell) and grade_id(cell).endswith("-answer") and cell.source.strip():
-                cell.source = rename(cell.source)
+                cell.source = rename(cell.source, prefix=student)  # each student's text their own
         target = course / "submitted" / student / "code"
         target.mkdir(parents=True)
         nbformat.write(nb, target / "code.ipynb")

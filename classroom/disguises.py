@@ -32,11 +32,11 @@ def _local_names(tree: ast.AST, public: set[str]) -> list[str]:
     return [n for n in found if n not in public and n not in KEPT and not n.startswith("entry_")]
 
 
-def rename(source: str, public: set[str] = frozenset()) -> str:
+def rename(source: str, prefix: str = "acc") -> str:
     """Every local variable and helper renamed (``total`` → ``acc_3``); the graded names kept."""
     tree = ast.parse(source)
-    for i, name in enumerate(_local_names(tree, set(public) | _graded(tree))):
-        source = re.sub(rf"(?<![\w.]){re.escape(name)}\b", f"acc_{i}", source)
+    for i, name in enumerate(_local_names(tree, _graded(tree))):
+        source = re.sub(rf"(?<![\w.]){re.escape(name)}\b", f"{prefix}_{i}", source)
     return source
 
 
