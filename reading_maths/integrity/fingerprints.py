@@ -56,7 +56,7 @@ def equation_text(latex: str) -> tuple[str, np.ndarray]:
     while i < len(latex):
         char = latex[i]
         if char.isspace():
-            offsets.append([len(out) - 1, removed + 1])
+            offsets.append([len(out) - 1, removed])  # as copydetect records them: removed before this one
             removed += 1
             i += 1
             continue
@@ -69,6 +69,7 @@ def equation_text(latex: str) -> tuple[str, np.ndarray]:
             char = names.setdefault(char, chr(ord("a") + len(names) % 26))
         out.append(char)
         i += 1
+    offsets.append([len(out), removed])  # what follows the last space
     return "".join(out), np.array(offsets)
 
 
