@@ -37,7 +37,7 @@ from rich.console import Console
 from rich.table import Table
 
 from classroom.builder import ClassBuilder
-from classroom.roster import COURSE_ID, Student, make_class, roster
+from classroom.roster import COURSE_ID, Student, copied_from, make_class, roster
 from reading_maths.course import Assignment, assignments, find_root
 from reading_maths.nbgrader.environment import nbgrader_env, use_nbgrader_env
 from reading_maths.reports.tables import grade_table
@@ -238,6 +238,7 @@ def artefacts(work: Path) -> dict[str, Path]:
         "nbgrader export CSV": work / "grades.csv",
         "LMS grades CSV": work / "reports" / "grades.csv",
         "report HTML": work / "reports" / "report.html",
+        "similar answers (integrity) HTML": work / "reports" / "integrity",
     }
 
 
@@ -270,6 +271,10 @@ def main(work: Path | None, size: int, only: tuple[str, ...]) -> DemoResult:
     console = Console()
     result = run_demo(root, work, size, assignment_ids, log=console.print)
     profile = {s.id: NOTES.get(s.profile, s.profile) for s in result.students}
+    for index, student in enumerate(result.students):
+        if (copied := copied_from(result.students, index)) is not None:
+            profile[student.id] = (f"copy: hands in {result.students[copied[0]].id}'s notebooks ({copied[1]}); "
+                                   "reports/integrity/ ranks the pair first")
     kinds = Counter(s.profile for s in result.students)
     console.print("class: " + ", ".join(f"{n} {k}" for k, n in kinds.items()))
     console.print(grade_table(result.artefacts["LMS grades CSV"], profile))

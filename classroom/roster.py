@@ -1,8 +1,9 @@
 """The demo's class: who the students are, what each one answers, and how they fetch and submit.
 
-Each student has a profile (right, mixed, wrong, partial, blank, late, hostile); their answers come
-from :class:`classroom.builder.ClassBuilder`'s pool, and they fetch and submit through nbgrader's
-own exchange classes, in-process, as ``nbgrader fetch_assignment``/``submit --student=ID`` would.
+Each student has a profile (right, mixed, wrong, partial, blank, late, hostile, copy); their answers come
+from :class:`classroom.builder.ClassBuilder`'s pool (a copier hands in a classmate's answers under a disguise:
+:data:`COPIES`), and they fetch and submit through nbgrader's own exchange classes, in-process, as
+``nbgrader fetch_assignment``/``submit --student=ID`` would.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any
 import nbformat
 
 from classroom.builder import Answer, ClassBuilder, fill, strip_solution
+from classroom.disguises import disguised
 from reading_maths.course import Assignment
 
 COURSE_ID = "reading-maths"
@@ -52,24 +54,49 @@ class Student:
     id: str
     first: str
     last: str
-    profile: str  # "right", "mixed", "wrong", "partial", "blank", "late", "hostile"
+    profile: str  # "right", "mixed", "wrong", "partial", "blank", "late", "hostile", "copy"
 
     @property
     def email(self) -> str:
         return f"{self.id}@example.edu"
 
 
+COPIES = {-1: (5, "a comment per line"), -2: (6, "renamed")}
+"""The demo's planted copies: the last two students hand in the notebooks of the first two "right" ones (by index
+in the class), each under a disguise (:data:`classroom.disguises.DISGUISES`); the integrity report ranks them first."""
+
+
 def roster(size: int = 30) -> list[Student]:
-    """The bundled class: mostly right or mixed answers, a few partial, two blank, two late, one hostile."""
+    """The bundled class: mostly right or mixed answers, a few partial, two blank, two late, one hostile and, in a
+    class of 16 or more, two copiers (:data:`COPIES`)."""
     profiles = ["hostile", "blank", "blank", "late", "late"] + ["right"] * max(0, size // 4) + ["partial"] * 3
     profiles += ["mixed"] * (size - len(profiles))
     profiles = profiles[:size]
+    if size >= 16:
+        for copier in COPIES:
+            profiles[copier] = "copy"
     students = []
     for i, profile in enumerate(profiles):
         first, last = FIRST[i % len(FIRST)], LAST[i % len(LAST)]
         students.append(Student(f"{first[0]}{last}".lower() + (str(i // len(FIRST)) if i >= len(FIRST) else ""),
                                 first, last, profile))
     return students
+
+
+def copied_from(students: list[Student], index: int) -> tuple[int, str] | None:
+    """For a copier, the index of the student copied and the disguise."""
+    if students[index].profile != "copy":
+        return None
+    return next(found for copier, found in COPIES.items() if copier % len(students) == index)
+
+
+def answers_of(students: list[Student], index: int, pool: dict[str, dict[str, list[Answer]]]) -> list[Answer]:
+    """What student ``index`` hands in: their own answers, or a classmate's under a disguise."""
+    copied = copied_from(students, index)
+    if copied is None:
+        return choose_answers(students[index], index, pool)
+    original, how = copied
+    return [disguised(a, how) for a in choose_answers(students[original], original, pool)]
 
 
 def choose_answers(student: Student, index: int, pool: dict[str, dict[str, list[Answer]]]) -> list[Answer]:
@@ -132,7 +159,7 @@ def make_class(work: Path, students: list[Student], assignment_ids: list[str],
                 if student.profile != "blank":
                     for path in folder.glob("*.ipynb"):
                         nb = nbformat.read(path, as_version=4)
-                        answers = choose_answers(student, index, pools[a])
+                        answers = answers_of(students, index, pools[a])
                         if student.profile == "hostile" and answers:
                             first = answers[0]
                             key = next(iter(first.cells))

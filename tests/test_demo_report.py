@@ -105,6 +105,10 @@ def test_html_has_plots_and_a_mistake_table(course, tmp_path):
     for m in data["mistakes"]:
         assert m["count"] >= 1 and f"<td>{m['mistake']}</td><td>{m['count']}</td>" in table
     assert set(data["difficulty"]["code"]) == {"softmax", "attention", "adam_step", "adam", "dpo_loss"}
+    # the similar answers section links each assignment's integrity pages, written beside the report
+    assert "<h2 id='integrity'>Similar answers</h2>" in page and "href='integrity/code/index.html'" in page
+    index = (tmp_path / "out" / "integrity" / "code" / "index.html").read_text(encoding="utf-8")
+    assert index.startswith(f"<!doctype html><html><head>{csp_meta()}") and "4 submissions compared" in index
 
 
 def test_report_command_writes_to_out(course, tmp_path):

@@ -120,6 +120,32 @@ def report_command(assignment, out):
                                   f"({t['source']}), but the student's {said}"), fg="yellow")
 
 
+@main.command("integrity")
+@click.argument("assignment")
+@click.option("--out", type=click.Path(path_type=Path),
+              help="Output folder (default: reports/integrity/ASSIGNMENT in the course).")
+@click.option("--top", default=10, show_default=True, help="Pairs listed here (the page lists more).")
+@click.option("--jobs", default=0, help="Processes comparing (default: one per core).")
+def integrity_command(assignment, out, top, jobs):
+    """Compare every pair of ASSIGNMENT's submissions; rank them, with a side-by-side page per pair (evidence)."""
+    from reading_maths.integrity.pages import write
+    from reading_maths.integrity.run import integrity
+    from reading_maths.reports.tables import integrity_table
+
+    root = course_root()
+    if not (root / "source" / assignment / f"{assignment}.ipynb").is_file():
+        raise click.ClickException(f"no assignment {assignment!r} in {root / 'source'}")
+    result = integrity(root, assignment, jobs=jobs)
+    index = write(result, out or root / "reports" / "integrity" / assignment)
+    integrity_table(result, top)
+    for group in result.identical:
+        click.secho(terminal_text(f"identical answer cells: {', '.join(group)}"), fg="yellow")
+    for student, why in result.unread.items():
+        click.echo(terminal_text(f"not read: {student}: {why}"))
+    click.echo(f"{len(result.flagged())} pair(s) at or above {result.threshold:.2f} of {len(result.students)} "
+               f"submissions; evidence, not verdicts: {index}")
+
+
 @main.group("checks")
 def checks_group():
     """The checks students asked the hidden tests for on the hub (docs/checks.md)."""

@@ -9,6 +9,7 @@ import html
 import io
 from pathlib import Path
 
+from reading_maths.integrity.run import Result
 from reading_maths.reports.class_data import ReportData
 from reading_maths.reports.escape import csp_meta
 
@@ -103,7 +104,24 @@ def _times_section(data: ReportData) -> list[str]:
             "</div>"]
 
 
-def write_html(data: ReportData, path: Path, title: str = "reading-maths: class report") -> None:
+def _integrity_section(similar: dict[str, Result]) -> list[str]:
+    """The pairs most alike per assignment, linked to their side-by-side pages (``integrity/<assignment>/``)."""
+    parts = ["<h2 id='integrity'>Similar answers</h2>",
+             "<p>Every pair of submissions compared, code and \"Build this\" entries; evidence to read, not a verdict "
+             "(how to read it, its limits and its calibration: each assignment's page).</p>"]
+    for a, result in similar.items():
+        rows: list[list[object]] = [[rank, f"{p.a}, {p.b}", f"{p.score:.2f}", p.reason()]
+                                    for rank, p in enumerate(result.pairs[:5], 1)]
+        parts += [f"<h3><a href='integrity/{html.escape(a)}/index.html'>{html.escape(a)}</a>: "
+                  f"{len(result.flagged())} pair(s) at or above {result.threshold:.2f}"
+                  + (f", {len(result.identical)} group(s) of identical notebooks" if result.identical else "")
+                  + "</h3>", _table(["rank", "students", "score", "what matches"], rows) if rows else
+                  "<p>No two submissions share code.</p>"]
+    return parts
+
+
+def write_html(data: ReportData, path: Path, title: str = "reading-maths: class report",
+               similar: dict[str, Result] | None = None) -> None:
     images = plots(data)
     summary_rows = []
     for a in data.assignments:
@@ -145,6 +163,7 @@ def write_html(data: ReportData, path: Path, title: str = "reading-maths: class 
         _table(["assignment", "question", "mistake", "count", "what the feedback says"], mistake_rows),
         "</div>",
         *_times_section(data),
+        *_integrity_section(similar or {}),
         "</body></html>",
     ]
     path.write_text("\n".join(parts), encoding="utf-8")

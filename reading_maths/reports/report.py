@@ -9,7 +9,9 @@ Outputs, in ``reports/`` under the course root by default:
 - ``grades.csv``: one row per student, ``student_id,last_name,first_name,email,<assignment>...,total``;
 - ``report.html``: score distributions, per-question difficulty, the most common mistakes (plots
   embedded as base64 PNG) and the tables behind them;
-- ``report.json``: the same data, for scripts.
+- ``report.json``: the same data, for scripts;
+- ``integrity/<assignment>/``: every pair of submissions compared (:mod:`reading_maths.integrity`), linked from a
+  section of ``report.html``.
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from reading_maths.integrity.pages import write as write_pages
+from reading_maths.integrity.run import integrity
 from reading_maths.reports import spreadsheet
 from reading_maths.reports.class_data import ReportData, gather
 from reading_maths.reports.html_report import write_html
@@ -40,6 +44,9 @@ def build_report(root: Path, out: Path | None = None, assignment: str | None = N
     data = gather(root, assignment)
     paths = {"csv": out / "grades.csv", "html": out / "report.html", "json": out / "report.json"}
     write_csv(data, paths["csv"])
-    write_html(data, paths["html"])
+    similar = {a: integrity(root, a) for a in data.assignments}
+    for a, result in similar.items():
+        write_pages(result, out / "integrity" / a)
+    write_html(data, paths["html"], similar=similar)
     paths["json"].write_text(json.dumps(data.to_json(), indent=2), encoding="utf-8")
     return paths

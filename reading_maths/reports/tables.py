@@ -14,6 +14,7 @@ from reading_maths.reports.escape import rich_text
 from reading_maths.results import GradeResult
 
 if TYPE_CHECKING:
+    from reading_maths.integrity.run import Result
     from reading_maths.nbgrader.recording import Outcome
 
 
@@ -81,3 +82,15 @@ def grade_table(grades_csv: Path, profile: dict[str, str]) -> Table:
         cells = [row["student_id"], profile.get(row["student_id"], ""), *(row[c] for c in columns)]
         table.add_row(*map(rich_text, cells))
     return table
+
+
+def integrity_table(result: Result, top: int = 10, console: Console | None = None) -> None:
+    """``reading-maths integrity``'s table: the ``top`` pairs, most alike first, with what matches (as text)."""
+    table = Table(title=f"integrity {result.assignment}: pairs most alike first (flagged at "
+                        f"{result.threshold:.2f})", title_justify="left")
+    for column in ("rank", "students", "score", "what matches"):
+        table.add_column(column)
+    for rank, pair in enumerate(result.pairs[:top], 1):
+        score = Text(f"{pair.score:.2f}", style="bold red" if pair.score >= result.threshold else "")
+        table.add_row(str(rank), rich_text(f"{pair.a}, {pair.b}"), score, rich_text(pair.reason()))
+    (console or Console()).print(table)
