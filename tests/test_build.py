@@ -116,6 +116,7 @@ def test_each_cheat_and_unfair_case_gets_exactly_its_score(question):
     assert scores == corpus.get("SCORES", {})
 
 
+@pytest.mark.slow  # three entries graded, trials and all
 def test_an_equation_read_as_a_formula_catches_a_bug_its_test_and_example_share():
     corpus = runpy.run_path(str(ROOT / "tests" / "corpora" / "build" / "entry_3.py"))
     shared = _grade("entry_3", corpus["WRONG"]["elo-code-test-and-example-share-a-bug"][0])
