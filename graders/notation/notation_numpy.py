@@ -106,6 +106,12 @@ MORE_SLIPS = {
                        "largest: xs[np.argmax(fx)].", lambda xs, fx: xs[np.argmin(fx)])],
     "square": [Mistake("square-doubled", "2 * g doubles the gradient; g_t² is g times itself, element-wise: "
                        "g ** 2.", lambda g: 2 * g)],
+    "scores": [Mistake("scores-q-transposed", "QKᵀ pairs each query, a row of Q, with each key, a row of K: "
+                       "Q @ K.T. Q.T @ K multiplies the feature axes together instead.",
+                       lambda Q, K: Q.T @ K / np.sqrt(K.shape[1]))],
+    "row_softmax": [Mistake("softmax-no-keepdims", "Each row is divided by its own sum only when the sums keep their "
+                            "axis: np.exp(S).sum(axis=1, keepdims=True). Without it NumPy divides column j by row "
+                            "j's sum, or fails when S is not square.", lambda S: np.exp(S) / np.exp(S).sum(axis=1))],
 }
 for _name, _readings in [*ALTERNATIVE_READINGS.items(), *MORE_SLIPS.items()]:
     MISTAKES[_name] = MISTAKES[_name] + _readings

@@ -69,6 +69,9 @@ MISTAKES += [
             "too small and the step far too big.", _v_not_corrected),
     Mistake("m-hat-multiplied", "m̂_t divides m_t by (1 - β₁^t); multiplying by it shrinks the step instead.",
             _m_hat_multiplied),
+    Mistake("size-not-update", "α is the size of the first step; the update itself is one step per parameter, "
+            "-α m̂_1 / (√v̂_1 + ε), an array of g's shape (about -α sign(g) element by element).",
+            lambda g, alpha=0.001, beta1=0.9, beta2=0.999, eps=1e-8: -alpha),
 ]
 
 # -- the text's facts, tried when no catalogued mistake explains a wrong answer -------------------------

@@ -170,6 +170,7 @@ WRONG.update({
     "fresh2-product-without-log": (_with(log_prod=lambda p: np.prod(p)), "log-prod-no-log"),
     "fresh2-square-doubled": (_with(square=lambda g: 2 * g), "square-doubled"),
     "fresh2-scores-sqrt-m": (_with(scores=lambda Q, K: Q @ K.T / np.sqrt(K.shape[0])), "scores-sqrt-m"),
-    "fresh2-scores-Q-transposed": (_with(scores=lambda Q, K: Q.T @ K / np.sqrt(K.shape[1])), "raised"),
-    "fresh2-softmax-without-keepdims": (_with(row_softmax=lambda S: np.exp(S) / np.exp(S).sum(axis=1)), "raised"),
+    "fresh2-scores-Q-transposed": (_with(scores=lambda Q, K: Q.T @ K / np.sqrt(K.shape[1])), "scores-q-transposed"),
+    "fresh2-softmax-without-keepdims": (_with(row_softmax=lambda S: np.exp(S) / np.exp(S).sum(axis=1)),
+                                        "softmax-no-keepdims"),
 })

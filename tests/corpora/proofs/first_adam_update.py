@@ -96,7 +96,7 @@ WRONG = {
     "plus_sign": ({"first_adam_update": _sign}, "wrong-sign"),
     "eps_inside": ({"first_adam_update": _eps_in}, "eps-inside-root"),
     "scaled_sign": ({"first_adam_update": _exact_sign}, "about α against the sign"),
-    "scalar": ({"first_adam_update": _scalar}, "shape"),
+    "scalar": ({"first_adam_update": _scalar}, "size-not-update"),
     "betas_swapped": ({"first_adam_update": _beta_swapped}, "about α against the sign"),
 }
 
