@@ -329,3 +329,51 @@ def test_a_lookalike_letter_is_named_in_the_message():
     with pytest.raises(AnswerFormatError, match=r"'а' \(with the character U\+0430 CYRILLIC SMALL LETTER A \(а\)\)"):
         parse_letter("а", "abcd")
     assert parse_letter("b\u200b", "abcd") == "b"  # an invisible character is no character
+
+
+# -- scripts in either order, amsmath's operators, KL's ∥, bare operators, table formulas, LaTeX's × -------------
+
+def _item(kind: str, key: str) -> str | None:
+    notation = reference("notation")
+    spec, aliases = {"dictionary": (notation.DICTIONARY_OPTIONS, notation.DICTIONARY_ALIASES),
+                     "powers": (notation.POWER_ITEMS, notation.POWER_ITEMS_ALIASES),
+                     "shapes": (notation.SHAPE_ITEMS, notation.SHAPE_ITEMS_ALIASES)}[kind]
+    return next(iter(read_answers({key: "x"}, spec, lambda v, _: v, kind, aliases).values), None)
+
+
+@pytest.mark.parametrize("by_hand", [False, True], ids=["pylatexenc", "notebook-fallback"])
+@pytest.mark.parametrize("kind, key, item", [
+    ("powers", r"\beta^t_1", "beta1^t"), ("powers", r"g^2_t", "g_t^2"), ("powers", r"\beta^{t-i}_1", "beta1^(t-i)"),
+    ("powers", "βᵗ₁", "beta1^t"), ("powers", "beta^(t-i)_1", "beta1^(t-i)"), ("powers", r"\epsilon = 10^{-8}", "10^-8"),
+    ("powers", r"\beta^t_2", None), ("powers", r"g^t_2", None), ("powers", r"\sigma^2 = 10^{-8}", None),
+    ("dictionary", r"\operatorname*{arg\,max}_x f(x)", "argmax"),
+    ("dictionary", r"\underset{x}{\arg\max} f(x)", "argmax"),
+    ("dictionary", r"\mathop{\arg\max}\limits_x f(x)", "argmax"), ("dictionary", r"\argmax_x f(x)", "argmax"),
+    ("dictionary", r"\mathrm{KL}(p \parallel q)", "KL"), ("dictionary", "KL(p ∥ q)", "KL"),
+    ("dictionary", r"\mathbb{E}[f(x)]", "expectation"), ("dictionary", r"\nabla L", "nabla"),
+    ("dictionary", r"\max_x f(x)", None), ("dictionary", r"\underset{x}{\max} f(x)", None),
+    ("dictionary", r"\operatorname*{arg\,min}_x f(x)", None), ("dictionary", r"\mathrm{KL}(q \parallel p)", None),
+    ("shapes", "q^T k", "q.k"), ("shapes", "qᵀk", "q.k"), ("shapes", r"q^\top k", "q.k"), ("shapes", "W_0", "W[0]"),
+    ("shapes", r"\langle q, k \rangle", "q.k"),
+])
+def test_keys_typeset_alike_read_alike(kind, key, item, by_hand, monkeypatch):
+    if by_hand:
+        monkeypatch.setitem(sys.modules, "pylatexenc.latex2text", None)
+    assert _item(kind, key) == item
+
+
+@pytest.mark.parametrize("value, expected", [
+    (r"n \times d_k", ("n", "d_k")), (r"$m \times d_v$", ("m", "d_v")), (r"n\times m", ("n", "m")),
+    (r"n \cdot m", ("n", "m")), ("n ⋅ m", ("n", "m")), (r"\mathbb{R}^{n \times d_k}", ("n", "d_k")),
+    ("ℝ^{m×d_k}", ("m", "d_k")), (r"\mathbb{R}^m", ("m",)),
+])
+def test_shape_latex_multiplication_signs(value, expected):
+    assert parse_shape(value) == expected
+
+
+@pytest.mark.parametrize("value, message", [
+    (r"n \times d", "ambiguous"), (r"\mathbb{R}^{n \times d}", "ambiguous"), (r"n \times k", "not a dimension"),
+])
+def test_shape_latex_multiplication_keeps_its_refusals(value, message):
+    with pytest.raises(AnswerFormatError, match=message):
+        parse_shape(value)

@@ -10,7 +10,8 @@ from reading_maths.kit.answers import parse_shape, read_answers
 
 REF = reference("notation")
 SPEC = REF.SHAPE_ITEMS
-KEY = read_answers(REF.shapes, SPEC, parse_shape, "shapes").values
+ALIASES = REF.SHAPE_ITEMS_ALIASES
+KEY = read_answers(REF.shapes, SPEC, parse_shape, "shapes", ALIASES).values
 
 TEACH = {
     "Q": "Q packs the queries one per row: n rows, each a query of dimension d_k.",
@@ -42,7 +43,7 @@ def _diagnose(given, expected):
     return ""
 
 
-SHAPES = Items("shapes", SPEC, parse_shape, KEY, TEACH, explain=_diagnose)
+SHAPES = Items("shapes", SPEC, parse_shape, KEY, TEACH, aliases=ALIASES, explain=_diagnose)
 
 
 @test_case(name="notation_shapes: Q", points=1, hidden=True)

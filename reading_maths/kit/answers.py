@@ -7,9 +7,15 @@ into one canonical form, forgiving where it is harmless and strict where it matt
 - case, surrounding spaces and brackets never matter: ``"B"``, ``" b "``, ``"(b)"`` read as ``"b"``;
   ``"Power "`` and ``"POWER"`` as ``"power"``;
 - a symbol may be written in Unicode or in LaTeX: ``"β₁ᵗ"``, ``"beta1^t"`` and ``"\\beta_1^t"`` are
-  the same key, and so are ``"∇"`` and ``"nabla"``; a placeholder argument names the symbol alone:
-  ``"\\mathbb{E}[\\cdot]"`` is the expectation, ``"‖·‖"`` the norm (never ``|·|`` or ``‖·‖₁``);
-- a shape may be a tuple, a list or a string: ``("n", "m")``, ``["n", "m"]``, ``"(n, m)"``, ``"n x m"``;
+  the same key, and so are ``"∇"`` and ``"nabla"``; a superscript and a subscript may come in either
+  order (``"\\beta^t_1"`` is ``"\\beta_1^t"``, as LaTeX typesets them); amsmath's spellings of an operator
+  (``"\\operatorname*{arg\\,max}_x"``, ``"\\underset{x}{\\arg\\max}"``, ``"\\mathop{..}"``) are the operator,
+  and an operator may leave out the subscript naming its variable (``"\\mathbb{E}[f(x)]"``); a placeholder
+  argument names the symbol alone: ``"\\mathbb{E}[\\cdot]"`` is the expectation, ``"‖·‖"`` the norm (never
+  ``|·|`` or ``‖·‖₁``); a key copied with its table's ``=`` (``"\\epsilon = 10^{-8}"``) names the item one side
+  names when the other names none;
+- a shape may be a tuple, a list or a string: ``("n", "m")``, ``["n", "m"]``, ``"(n, m)"``, ``"n x m"``,
+  ``"n \\times m"``, ``"\\mathbb{R}^{n \\times m}"``;
   a dimension name may drop its underscore or change case (``"dk"``, ``"D_K"`` are ``"d_k"``), and
   the companion section's ``n_q`` / ``n_k`` are accepted for ``n`` / ``m``;
 - but the order of dimensions and which dimension it is (``n`` against ``m``, ``d_k`` against ``d_v``)
@@ -37,7 +43,7 @@ _GREEK = {
     "θ": "theta", "ϑ": "theta", "λ": "lambda", "μ": "mu", "π": "pi", "σ": "sigma", "τ": "tau",
     "φ": "phi", "ϕ": "phi", "ψ": "psi", "ω": "omega", "η": "eta", "∇": "nabla", "⊙": "odot",
     "∑": "sum", "∏": "prod", "ℓ": "l", "∼": "~", "−": "-", "‖": "||", "√": "sqrt",
-    "𝔼": "e", "⋅": ".", "·": ".", "∙": ".", "•": ".", "∘": "odot", "×": "x",
+    "∥": "||", "𝔼": "e", "⋅": ".", "·": ".", "∙": ".", "•": ".", "∘": "odot", "×": "x",
     "κ": "kappa", "ν": "nu", "ξ": "xi", "ρ": "rho", "χ": "chi", "ζ": "zeta", "ι": "iota",
     "Σ": "sum", "Π": "prod", "Δ": "delta", "Θ": "theta", "Φ": "phi", "Ψ": "psi", "Ω": "omega", "Λ": "lambda",
     "Γ": "gamma", "⊤": "t", "⊺": "t",  # \top, \intercal: the transpose, like ᵀ and T
@@ -47,7 +53,7 @@ _LATEX_FONTS = re.compile(r"\\(?:mathsf|mathit|mathcal|mathtt|textrm|text|bm)(?!
 _LATEX_SWAP = {"varepsilon": "epsilon", "vartheta": "theta", "varphi": "phi"}
 _LATEX_SYMBOLS = {"sim": "∼", "Vert": "‖", "|": "‖", "vert": "|", "cdot": "⋅", "times": "×", "prime": "'",
                   "top": "⊤", "intercal": "⊺", "lVert": "‖", "rVert": "‖", "odot": "⊙", "nabla": "∇", "Sigma": "Σ",
-                  "Pi": "Π"}
+                  "Pi": "Π", "parallel": "∥", "langle": "⟨", "rangle": "⟩"}
 _DROP = re.compile(r"[\s\\_^{}()\[\]$]")
 _CODE_ACCENT = re.compile(r"(?<![A-Za-z])([A-Za-z])_?(hat|tilde|bar)(?![A-Za-z])")  # y_hat is ŷ
 
@@ -63,7 +69,7 @@ def latex_to_text(value: str) -> str:
     text = re.sub(r"\\wide(tilde|hat)(?![a-zA-Z])", r"\\\1", value)
     text = re.sub(r"\\overline(?![a-zA-Z])", r"\\bar", text)
     text = re.sub(r"\\\|", "‖", text)  # LaTeX's \| is a norm's double bar
-    text = re.sub(r"\\arg(?![a-zA-Z])", "arg", text)
+    text = re.sub(r"\\arg(max|min)?(?![a-zA-Z])", r"arg\1", amsmath_operators(text))
     if "\\" not in text:
         return text
     try:
@@ -74,6 +80,89 @@ def latex_to_text(value: str) -> str:
         return LatexNodes2Text().latex_to_text(text)
     except Exception:  # noqa: BLE001 - malformed LaTeX is read by hand, never refused
         return latex_by_hand(text)
+
+
+def _group(text: str, at: int) -> tuple[str, int]:
+    """The argument starting at ``text[at]`` (spaces skipped) and where it ends: a braced or bracketed group
+    (nested ones inside), a command such as ``\\top``, or one character; ``("", at)`` at the end."""
+    while at < len(text) and text[at] == " ":
+        at += 1
+    if at >= len(text):
+        return "", at
+    pairs = {"{": "}", "(": ")"}
+    if text[at] in pairs:
+        depth = 0
+        for end in range(at, len(text)):
+            depth += {text[at]: 1, pairs[text[at]]: -1}.get(text[end], 0)
+            if depth == 0:
+                return text[at:end + 1], end + 1
+        return text[at:], len(text)
+    command = re.match(r"\\(?:[a-zA-Z]+|.)", text[at:])
+    end = at + (command.end() if command else 1)
+    return text[at:end], end
+
+
+_AMSMATH = re.compile(r"\\(mathop|underset|overset)(?![a-zA-Z])")
+
+
+def amsmath_operators(text: str) -> str:
+    """amsmath's ways of typesetting an operator, as the operator: ``\\operatorname*{arg\\,max}_x`` is
+    ``\\operatorname{arg\\,max}_x``, ``\\mathop{X}`` is ``X``, ``\\underset{x}{X}`` is ``X_{x}`` and
+    ``\\overset{a}{X}`` ``X^{a}``; ``\\limits``, ``\\nolimits`` and ``\\displaystyle`` are dropped."""
+    text = re.sub(r"\\operatorname\s*\*", r"\\operatorname", text)
+    text = re.sub(r"\\(?:no)?limits(?![a-zA-Z])|\\(?:display|text)style(?![a-zA-Z])", "", text)
+    for _ in range(text.count("\\")):
+        found = _AMSMATH.search(text)
+        if found is None:
+            break
+        first, end = _group(text, found.end())
+        if found.group(1) == "mathop":
+            text = text[:found.start()] + first[1:-1 if first[:1] == "{" else None] + text[end:]
+            continue
+        second, end = _group(text, end)
+        body = second[1:-1] if second[:1] == "{" else second
+        script = "_" if found.group(1) == "underset" else "^"
+        text = text[:found.start()] + f"{body}{script}{first}" + text[end:]
+    return text
+
+
+def _script_kind(ch: str) -> str:
+    """``"^"`` for a superscript character (``ᵗ``, ``²``), ``"_"`` for a subscript one (``₁``), else ``""``."""
+    form = unicodedata.decomposition(ch)
+    return "^" if form.startswith("<super>") else "_" if form.startswith("<sub>") else ""
+
+
+def scripts_in_order(text: str) -> str:
+    """``text`` with each superscript written before its subscript moved after it, as LaTeX typesets them the
+    same: ``\\beta^t_1`` is ``\\beta_1^t``, ``g^{2}_t`` is ``g_t^{2}``, ``βᵗ₁`` is ``β₁ᵗ``.  A script is
+    ``^`` or ``_`` with its argument (a braced or bracketed group, a command or one character), or a run of
+    Unicode super- or subscript characters."""
+    out: list[str] = []
+    run: list[tuple[str, str]] = []  # the scripts met one after another: (kind, text)
+    at = 0
+    while at <= len(text):
+        ch = text[at] if at < len(text) else ""
+        if ch in ("^", "_"):
+            _, end = _group(text, at + 1)
+            run.append((ch, text[at:end]))
+            at = end
+            continue
+        if ch and _script_kind(ch):
+            end = at
+            while end < len(text) and _script_kind(text[end]) == _script_kind(ch):
+                end += 1
+            run.append((_script_kind(ch), text[at:end]))
+            at = end
+            continue
+        after = len(text) - len(text[at:].lstrip(" "))
+        if ch == " " and run and after < len(text) and (text[after] in "^_" or _script_kind(text[after])):
+            at = after  # spaces between two scripts
+            continue
+        out.extend(s for _, s in sorted(run, key=lambda r: r[0] == "^"))
+        run = []
+        out.append(ch)
+        at += 1
+    return "".join(out)
 
 
 def latex_by_hand(text: str) -> str:
@@ -128,7 +217,7 @@ def symbol_key(value: str) -> str:
     >>> symbol_key("x^{(i)}") == symbol_key("x^(i)") == "xi"
     True
     """
-    text = unicodedata.normalize("NFD", latex_to_text(visible(str(value))))
+    text = unicodedata.normalize("NFD", latex_to_text(scripts_in_order(visible(str(value)))))
     text = re.sub(r"(.)\u0302", r"hat\1", text)
     text = re.sub(r"(.)\u0303", r"tilde\1", text)
     text = re.sub(r"(.)[\u0304\u0305]", r"bar\1", text)
@@ -288,6 +377,10 @@ def parse_dimension(value: Any, allowed: Sequence[str] = tuple(dict.fromkeys(DIM
     return name
 
 
+_MULTIPLIED = re.compile(r"\s*(?:\\(?:times|cdot|ast|cross)(?![a-z])|[⋅·∙✕✖⨯])\s*")  # (casefolded)
+_SPACE_OF = re.compile(r"(?:\\mathbb\s*\{r\}|\\mathbb\s+r|r)\s*\^\s*\{(.*)\}|(?:\\mathbb\s*\{r\}|r)\s*\^\s*(\w+)")
+
+
 def parse_shape(value: Any, allowed: Sequence[str] = tuple(dict.fromkeys(DIMENSIONS.values()))) -> tuple[str, ...]:
     """Read a shape as a tuple of dimension names; ``()`` is a scalar.
 
@@ -318,7 +411,9 @@ def parse_shape(value: Any, allowed: Sequence[str] = tuple(dict.fromkeys(DIMENSI
     text = clean_text(value)
     if text in _SCALAR or text.replace(" ", "") in _SCALAR:
         return ()
-    inner = text.strip()
+    inner = _MULTIPLIED.sub(" × ", text.strip().strip("$").strip())
+    space = _SPACE_OF.fullmatch(inner)  # ℝ^{n × d_k}, as papers write a shape
+    inner = (space.group(1) or space.group(2)) if space else inner
     if inner[:1] in "([" and inner[-1:] in ")]":
         inner = inner[1:-1]
     parts = re.split(r"\s*(?:,|×|\*|\bby\b|\s+x\s+)\s*", inner)
@@ -406,14 +501,57 @@ def _placeholder_item(raw_key: str, lookup: Mapping[str, str], slots: Mapping[st
     return items.pop() if len(items) == 1 else None
 
 
-def _item_of(raw_key: str, lookup: Mapping[str, str], slots: Mapping[str, str]) -> str | None:
+_OPERATOR = re.compile(  # an operator whose subscript names the variable it ranges over: E_{x~p}, argmax_x, ∇_θ, Σ_i
+    r"(?:\\mathbb\s*\{\s*E\s*\}|\\mathbb\s+E|𝔼|(?<![A-Za-z])E|\\operatorname\s*\{[^{}]*\}|"
+    r"\\(?:mathrm|text|rm)\s*\{\s*(?:(?:arg\s*(?:\\[,;:! ]\s*)?)?m(?:ax|in)|E)\s*\}|"
+    r"(?:\\arg|(?<![A-Za-z])arg)\s*\\?m(?:ax|in)|\\max|\\min|\\nabla|∇|(?<![A-Za-z])nabla|\\sum|\\prod|[∑∏ΣΠ])"
+    r"(?=\s*_)")
+
+
+def bare_operators(key: str) -> str:
+    """``key`` with the subscript of each operator left out, as one writes ``\\mathbb{E}[f(x)]`` for
+    ``\\mathbb{E}_{x \\sim p}[f(x)]`` when the variable is clear: ``\\arg\\max_x f(x)`` is ``\\arg\\max f(x)``."""
+    text = amsmath_operators(key)
+    for _ in range(text.count("_")):
+        found = next((m for m in _OPERATOR.finditer(text)), None)
+        if found is None:
+            break
+        underscore = text.index("_", found.end())
+        _, end = _group(text, underscore + 1)
+        text = text[:found.end()] + " " + text[end:]
+    return text
+
+
+def bare_lookup(keys: Mapping[str, str]) -> dict[str, str]:
+    """Known keys (spelling -> item) by the :func:`symbol_key` of their :func:`bare_operators`, where that names
+    one item only."""
+    items: dict[str, set[str]] = {}
+    for spelling, item in keys.items():
+        items.setdefault(symbol_key(bare_operators(spelling)), set()).add(item)
+    return {bare: found.pop() for bare, found in items.items() if len(found) == 1}
+
+
+_EQUALS = re.compile(r":?=|≔|\\coloneqq(?![a-zA-Z])")
+
+
+def _item_of(raw_key: str, lookup: Mapping[str, str], slots: Mapping[str, str],
+             bare: Mapping[str, str] | None = None) -> str | None:
     """The item a key names: by its :func:`symbol_key`, as a row's several symbols (``"θ / φ"``,
-    ``"x·y or xᵀy"``) when each of them names that same item, or by its placeholder arguments."""
+    ``"x·y or xᵀy"``) when each of them names that same item, by its placeholder arguments, by its
+    operators without their subscripts (``\\mathbb{E}[f(x)]``, from ``bare``), or as a table's formula
+    ``"\\epsilon = 10^{-8}"`` when one side names an item and the other none."""
     key = lookup.get(symbol_key(raw_key))
     if key is None:
         parts = {lookup.get(symbol_key(p)) for p in _ALTERNATIVES.split(raw_key) if p.strip()}
         key = parts.pop() if len(parts) == 1 else None
-    return key or _placeholder_item(raw_key, lookup, slots)
+    key = key or _placeholder_item(raw_key, lookup, slots)
+    if key is None and bare:
+        key = bare.get(symbol_key(bare_operators(raw_key)))
+    if key is None and _EQUALS.search(raw_key):
+        sides = [_item_of(side, lookup, slots, bare) for side in _EQUALS.split(raw_key) if side.strip()]
+        named = {side for side in sides if side is not None}
+        key = named.pop() if len(named) == 1 and len(sides) == 2 and None in sides else None
+    return key
 
 
 def read_answers(
@@ -455,9 +593,10 @@ def read_answers(
     lookup = {symbol_key(k): k for k in spec}
     lookup.update({symbol_key(a): k for a, k in (aliases or {}).items()})
     slots = argument_slots([*spec, *(aliases or {})])
+    bare = bare_lookup({**{k: k for k in spec}, **(aliases or {})})
     seen: dict[str, Any] = {}
     for raw_key, raw_value in answer.items():
-        key = _item_of(str(raw_key), lookup, slots)
+        key = _item_of(str(raw_key), lookup, slots, bare)
         if key is None:
             reading.general.append(
                 f"`{name}` has the key {named(raw_key)}, which is not one of its items "

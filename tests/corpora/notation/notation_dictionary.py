@@ -95,3 +95,38 @@ WRONG.update({
     "greek-omicron-in-key": ({"dictionary": {**{k: v for k, v in KEY.items() if k != "odot"}, "οdot": "c"}},
                              "U+03BF GREEK SMALL LETTER OMICRON (ο)"),
 })
+
+# fresh-right: amsmath's spellings of argmax, KL's double bar as \parallel or ∥, the expectation without its
+# subscript (copied from /work/fresh-right/notation/notation_dictionary.py)
+_BASE = dict(KEY)
+
+
+def _one(item, key):
+    d = {k: v for k, v in _BASE.items() if k != item}
+    d[key] = _BASE[item]
+    return {"dictionary": d}
+
+
+RIGHT["argmax as \\operatorname*{arg\\,max}_x f(x) (amsmath's usual spelling)"] = _one(
+    "argmax", r"\operatorname*{arg\,max}_x f(x)")
+RIGHT["argmax as \\underset{x}{\\arg\\max} f(x)"] = _one("argmax", r"\underset{x}{\arg\max} f(x)")
+RIGHT["KL with \\parallel: KL(p \\parallel q)"] = _one("KL", r"\mathrm{KL}(p \parallel q)")
+RIGHT["KL with Unicode ∥ (U+2225): KL(p ∥ q)"] = _one("KL", "KL(p ∥ q)")
+RIGHT["expectation as \\mathbb{E}[f(x)]"] = _one("expectation", r"\mathbb{E}[f(x)]")
+RIGHT.update({  # the same classes, other members
+    "keys2-mathop-limits-argmax": _one("argmax", r"\mathop{\mathrm{arg\,max}}\limits_{x \in \mathcal{X}} f(x)"),
+    "keys2-underset-operatorname-argmax": _one("argmax", r"\underset{x}{\operatorname{argmax}}\, f(x)"),
+    "keys2-argmax-macro-without-subscript": _one("argmax", r"\argmax f(x)"),
+    "keys2-D_KL-parallel": _one("KL", r"D_{\mathrm{KL}}(p \parallel q)"),
+    "keys2-nabla-without-subscript": _one("nabla", r"\nabla L"),
+    "keys2-expectation-other-subscript": _one("expectation", r"\mathbb{E}_{x}\left[f(x)\right]"),
+})
+WRONG.update({  # near misses: another operator, KL turned round, another expectation-like operator
+    "keys2-max-for-argmax": (_one("argmax", r"\max_x f(x)"), "not one of its items"),
+    "keys2-underset-max-for-argmax": (_one("argmax", r"\underset{x}{\max} f(x)"), "not one of its items"),
+    "keys2-argmin-for-argmax": (_one("argmax", r"\operatorname*{arg\,min}_x f(x)"), "not one of its items"),
+    "keys2-KL-turned-round": (_one("KL", r"\mathrm{KL}(q \parallel p)"), "not one of its items"),
+    "keys2-variance-for-expectation": (_one("expectation", r"\mathrm{Var}[f(x)]"), "not one of its items"),
+    "keys2-argmax-value-still-wrong": ({"dictionary": {**_one("argmax", r"\operatorname*{arg\,max}_x f(x)")["dictionary"],
+                                                       r"\operatorname*{arg\,max}_x f(x)": "a"}}, "dictionary-argmax"),
+})

@@ -74,3 +74,28 @@ WRONG.update({  # a placeholder argument names no item when the brackets tell it
     "placeholder-key-W-row-or-matrix": ({"shapes": {**{k: v for k, v in KEY.items() if k != "W[0]"},
                                                     r"W[\cdot]": ("m",)}}, "not one of its items"),
 })
+
+# fresh-right: shapes written with LaTeX's \times; q.k keyed as q^T k, W[0] as W_0
+# (copied from /work/fresh-right/notation/notation_shapes.py)
+RIGHT["latex \\times in shape strings"] = {"shapes": {
+    "Q": r"n \times d_k", "K": r"m \times d_k", "V": r"m \times d_v", "K^T": r"d_k \times m", "QK^T": r"n \times m",
+    "S": r"n \times m", "W": r"n \times m", "output": r"n \times d_v", "sqrt(d_k)": (), "q.k": (), "W[0]": "m",
+    "z": "J"}}
+RIGHT["q^T k for q.k, W_0 for W[0]"] = {"shapes": {
+    "Q": ("n", "d_k"), "K": ("m", "d_k"), "V": ("m", "d_v"), "K^T": ("d_k", "m"), "QK^T": ("n", "m"),
+    "S": ("n", "m"), "W": ("n", "m"), "output": ("n", "d_v"), "sqrt(d_k)": (), "qᵀk": (), "W_0": ("m",),
+    "z": ("J",)}}
+RIGHT.update({  # the same classes, other members
+    "keys2-latex-signs-and-spaces": {"shapes": {**KEY, "Q": r"$n \times d_{k}$", "K": r"m\times d_k",
+                                                "V": r"(m \times d_v)", "output": r"n \cdot d_v", "S": "n ⋅ m"}},
+    "keys2-real-spaces": {"shapes": {**KEY, "Q": r"\mathbb{R}^{n \times d_k}", "K": "ℝ^{m×d_k}", "W[0]": r"\mathbb{R}^m",
+                                     "z": r"\mathbb{R}^{J}"}},
+    "keys2-dot-product-spellings": {"shapes": {**{k: v for k, v in KEY.items() if k != "q.k"}, r"q^\top k": "scalar"}},
+    "keys2-angle-brackets": {"shapes": {**{k: v for k, v in KEY.items() if k != "q.k"}, r"\langle q, k \rangle": ()}},
+})
+WRONG.update({  # near misses: the other dimension or order, written with \times
+    "keys2-times-dv-for-dk": (_with(Q=r"n \times d_v"), "d_k belongs"),
+    "keys2-times-wrong-order": (_with(Q=r"d_k \times n"), "wrong order"),
+    "keys2-real-space-m-for-n": (_with(Q=r"\mathbb{R}^{m \times d_k}"), "n counts queries"),
+    "keys2-times-ambiguous-d": (_with(V=r"m \times d"), "ambiguous"),
+})
