@@ -17,7 +17,7 @@ from conftest import ROOT, grade_in_process, source_cells
 from reading_maths.course import Assignment
 from reading_maths.kit import latex, reference
 from reading_maths.kit.decoys import decoys
-from reading_maths.kit.entries import EntryFormatError, check_entry, read_entry, same_output
+from reading_maths.kit.entries import PARTS, EntryFormatError, check_entry, read_entry, read_parts, same_output
 from reading_maths.kit.equation_value import equation_value
 from reading_maths.kit.mutation import mutants
 from reading_maths.kit.probes import probes
@@ -57,7 +57,7 @@ def test_format_cell_is_the_entries_module_verbatim():
         "paste reading_maths/kit/entries.py into the notebook's entry-format cell"
     source = (ROOT / "reading_maths" / "kit" / "entries.py").read_text()
     imports = {line.split()[1].split(".")[0] for line in source.splitlines() if line.startswith(("import ", "from "))}
-    assert imports <= {"math", "re", "numpy"}, imports
+    assert imports <= {"keyword", "math", "re", "unicodedata", "numpy"}, imports
 
 
 def test_check_cells_pass_on_the_reference_and_need_only_the_notebook():
@@ -164,6 +164,10 @@ def test_equation_must_differ_from_the_other_entries():
     ({"example": {"inputs": {"z": [1.0]}, "output": [1.0]}}, "'z' is no symbol's name in the code"),
     ({"example": {"inputs": {"x": ["a"]}, "output": [1.0]}}, "should be numbers"),
     ({"paper": ""}, "['paper'] should be a non-empty string"),
+    ({"symbols": {"x": ("x", ("n",), "lambda"), "y": ("y", ("n",), "return")}}, "(a Python name), or 'return' for "
+                                                                                  "its result, not 'lambda'"),
+    ({"symbols": {"x": ("x", ("n d",), "x"), "y": ("y", ("n",), "return")}}, "'n d' is not a dimension"),
+    ({"example": {"inputs": {"x": [1.0], "ｘ": [2.0]}, "output": [1.0]}}, "the input 'ｘ' should be named once"),
 ])
 def test_format_errors_say_what_to_change(change, message):
     entry = {"paper": "p", "equation": "y = 2x",
@@ -171,6 +175,44 @@ def test_format_errors_say_what_to_change(change, message):
              "example": {"inputs": {"x": [1.0]}, "output": [2.0]}} | change
     with pytest.raises(EntryFormatError, match=message.replace("(", r"\(").replace(")", r"\)").replace("[", r"\[")):
         read_entry(entry, "entry_1")
+
+
+def test_names_in_the_code_are_python_names_read_as_python_reads_them():
+    def penalty(β, λ1, ℓ):  # noqa: E741 - Python reads the ℓ of a def as l (NFKC)
+        return λ1 * np.abs(np.asarray(β)).sum() + ℓ
+
+    entry = {"paper": "p", "equation": r"P = \lambda_1 \sum_{j=1}^{d} |\beta_j| + \ell",
+             "symbols": {r"\beta": ("weights", ("d",), "β"), r"\lambda_1": ("a weight", (), "λ1"),
+                         r"\ell": ("an offset", (), "ℓ"), "P": ("the penalty", (), "ｒｅｔｕｒｎ")},
+             "example": {"inputs": {"β": [1.0, -2.0], "λ1": 0.5, "ℓ": 1.0}, "output": 2.5}}
+    read = read_entry(entry)
+    assert read["inputs"] == {"β": [1.0, -2.0], "λ1": 0.5, "l": 1.0}
+    assert [code for _, _, code in read["symbols"].values()] == ["β", "λ1", "l", "return"]
+    assert "format is right" in check_entry(entry, penalty, lambda: None)
+    assert latex.uncovered(entry["equation"], list(entry["symbols"]), ["d"]) == []
+
+
+def test_a_part_off_the_format_is_a_problem_of_that_part_only():
+    entry = {"paper": "p", "equation": "y = 2x",
+             "symbols": {"x": ("the input", ("n",), "x"), "y": ("the output", ("n",), "return")},
+             "example": {"inputs": {"x": [1.0]}, "output": [2.0]}}
+    assert read_parts(entry) == (read_entry(entry), {})
+    problems = {
+        "meaning": ({"symbols": {**entry["symbols"], "y": ("", ("n",), "return")}}, {"symbols"}),
+        "result's shape": ({"symbols": {**entry["symbols"], "y": ("out", "n", "return")}}, {"shapes"}),
+        "argument's shape": ({"symbols": {**entry["symbols"], "x": ("in", "n", "x")}}, {"shapes", "arguments"}),
+        "no result": ({"symbols": {"x": entry["symbols"]["x"], "y": ("out", ("n",))}}, {"codes"}),
+        "input unnamed": ({"symbols": {"x": ("in", ("n",)), "y": entry["symbols"]["y"]}}, {"codes", "arguments"}),
+        "output": ({"example": {"inputs": {"x": [1.0]}, "output": "2"}}, {"output"}),
+        "no example": ({"example": None}, {"inputs", "output"}),
+        "no paper": ({"paper": None}, {"paper"}),
+    }
+    for what, (change, parts) in problems.items():
+        read, found = read_parts(entry | change)
+        assert set(found) == parts, what
+        kept = {k: v for k, v in read_entry(entry).items() if k in ("paper", "inputs") and k not in parts}
+        assert "symbols" in read and kept.items() <= read.items(), what  # the other parts are read all the same
+    assert set(read_parts(["not", "a", "dict"])[1]) == set(PARTS)
 
 
 def test_same_output_is_the_precision_the_student_wrote():
@@ -209,6 +251,20 @@ def test_symbol_table_keys_are_read_like_the_equation():
     assert latex.uncovered(equation, ["D", "mu1", "mu2", "sigma1", "sigma2"]) == [
         r"\sigma_{2}", r"\sigma_{1}", r"\mu_{1}", r"\mu_{2}"]  # words are not LaTeX symbols
     assert latex.uncovered(r"y_w - y_l", ["y"]) == []  # a base letter covers its labelled symbols
+
+
+@pytest.mark.parametrize("equation, keys, dimensions, missing", [
+    (r"\mu = \frac{1}{N}\sum_{i=1}^{N} x_i", [r"\mu", "x"], ["N", "d"], []),     # a mean's N: a shape's dimension
+    (r"\mu = \frac{1}{N}\sum_{i=1}^{N} x_i", [r"\mu", "x"], ["n", "d"], ["N"]),  # n is not N
+    (r"s = \sum_{j=1}^{d} x_j^2", ["s", "x"], ["d"], []),
+    (r"p = \prod_{k=1}^{K} q_k", ["p", "q"], ["K"], []),
+    (r"p = \prod^{K}_{k=1} q", ["p", "q"], ["K"], []),                               # limits in either order
+    (r"y = \frac{x}{\sqrt{d_k}}", ["x", "y"], ["n", "d_k"], []),                       # d_k spells d_{k}
+    (r"y = \frac{x}{\sqrt{d_k}}", ["x", "y"], ["n", "d"], ["d_{k}"]),                  # a dimension covers only itself
+    (r"y = \hat{x} + x", ["x", "y"], ["x"], []),                                      # (a base letter still covers)
+])
+def test_sizes_are_declared_by_a_row_or_by_a_dimension_of_a_shape(equation, keys, dimensions, missing):
+    assert latex.uncovered(equation, keys, dimensions) == missing
 
 
 def test_same_equation_ignores_spacing_not_content():

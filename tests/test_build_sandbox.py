@@ -56,6 +56,24 @@ def test_1():
 '''
 EXAMPLE_ONLY_TEST_2 = ("\n\ndef test_2():\n    assert np.allclose(implementation_2([[3.0, 4.0], [1.0, -1.0]], "
                        "[1.0, 0.5], eps=0.0), [[0.8485, 0.5657], [1.0, -0.5]], atol=1e-3)\n")
+NAMES_PYTHON_CHANGES = r'''
+
+def implementation_1(x, ℓ):  # Python reads the ℓ of a def as l
+    return np.exp(-np.asarray(x) ** 2 / (2 * ℓ**2))
+
+
+def test_1():
+    assert np.allclose(implementation_1([0.0, 2.0], ℓ=1.0), [1.0, 0.1353], atol=1e-4)
+    assert np.isclose(implementation_1([3.0], ℓ=3.0)[0], 0.6065, atol=1e-4)
+    assert np.allclose(implementation_1([0.5, -1.5], ℓ=2.0) ** 4, implementation_1([0.5, -1.5], ℓ=1.0))
+
+
+entry_1 = {"paper": "Rasmussen and Williams (2006), Gaussian Processes for Machine Learning, eq. (2.16)",
+           "equation": r"k_i = \exp\left(-\frac{x_i^2}{2\ell^2}\right)",
+           "symbols": {"x": ("the points", ("n",), "x"), r"\ell": ("the length scale", (), "ℓ"),
+                       "k": ("the covariance of each point with 0", ("n",), "return")},
+           "example": {"inputs": {"x": [0.0, 2.0], "ℓ": 1.0}, "output": [1.0, 0.1353]}}
+'''
 BROKEN_IMPLEMENTATION_3 = ("\n\ndef implementation_3(mu1, sigma1, mu2, sigma2):\n"
                            "    return np.log(np.asarray(sigma2) / sigma1) + undefined_name\n")
 
@@ -119,6 +137,7 @@ def notebooks(tmp_path_factory):
         "keeps-a-file": _notebook(tmp, "keeps-a-file", {"meanings_1": KEEPS_A_FILE}),
         "twin-and-example-only": _notebook(tmp, "twin-and-example-only", {"meanings_1": TWIN_TEST_1,
                                                                           "meanings_2": EXAMPLE_ONLY_TEST_2}),
+        "names-python-changes": _notebook(tmp, "names-python-changes", {"meanings_1": NAMES_PYTHON_CHANGES}),
     }
 
 
@@ -129,6 +148,8 @@ def test_the_sandbox_and_the_in_process_driver_agree(notebooks):
             assert sandboxed == _in_process(path), name
         if name == "reference":
             assert result.score == result.max_score == 33, result.to_json()
+        if name == "names-python-changes":  # the example's input ℓ reaches the argument Python calls l
+            assert result.question("entry_1").score == 11, result.question("entry_1").feedback
         if name == "weak-and-broken":
             entry_2, entry_3 = result.question("entry_2"), result.question("entry_3")
             assert entry_2.score == 11 - 4 and any("Your test asserts nothing" in f for f in entry_2.feedback)

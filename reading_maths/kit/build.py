@@ -14,6 +14,8 @@ raises :class:`~reading_maths.kit.mistakes.Failed` with an id of :data:`MISTAKES
   (:mod:`reading_maths.kit.strength`), one case per threshold of the share killed
   (:mod:`reading_maths.kit.strength_case`);
 - the equation is new: not another entry's, not the worked entry's, not one the course works itself.
+
+A part of the entry off the format fails only the cases that read it (:data:`PARTS`), each saying what to change.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ import numpy as np
 from otter.test_files import test_case
 
 from reading_maths.kit import latex
-from reading_maths.kit.entries import EntryFormatError, read_entry, same_output, shape_problems, tiny_problems
+from reading_maths.kit.entries import read_parts, same_output, shape_problems, tiny_problems
 from reading_maths.kit.equation_value import equation_value
 from reading_maths.kit.mistakes import Mistake, failure
 from reading_maths.kit.novelty import COURSE_EQUATIONS, course_function, known_piece
@@ -85,12 +87,14 @@ class _Entry:
         if raw is None:
             raise failure("entry-not-defined",
                 f"`{self.name}` is not defined: run the cell of entry {number}.")
-        try:
-            self.entry = read_entry(raw, self.name)
-        except EntryFormatError as exc:
+        self.entry, self.problems = read_parts(raw, self.name)
+
+    def need(self, parts: tuple[str, ...]) -> None:
+        """Fail with the format's message when a part of the entry the case reads does not follow it."""
+        bad = list(dict.fromkeys(str(self.problems[p]) for p in parts if p in self.problems))
+        if bad:
             raise failure("entry-format",
-                f"{exc} (run the check cell under the entry: it says what the format needs).") \
-                from None
+                f"{'; '.join(bad)} (run the check cell under the entry: it says what the format needs).")
 
     def function(self, value: Any, what: str) -> Any:
         if not callable(value):
@@ -135,7 +139,8 @@ def _numbers(value: Any) -> str:
 
 def symbols_covered(e: _Entry) -> None:
     try:
-        missing = latex.uncovered(e.entry["equation"], list(e.entry["symbols"]))
+        dimensions = [d for _, shape, _ in e.entry["symbols"].values() for d in shape if isinstance(d, str)]
+        missing = latex.uncovered(e.entry["equation"], list(e.entry["symbols"]), dimensions)
     except latex.LatexError as exc:
         raise failure("equation-not-latex",
             f"{e.name}: the equation cannot be read as LaTeX: {exc}.") from None
@@ -143,8 +148,9 @@ def symbols_covered(e: _Entry) -> None:
         shown = ", ".join(f"`{s}`" for s in missing)
         raise failure("symbols-missing",
             f"{e.name}: the symbol table has no row for {shown}. For every symbol of the equation, write down "
-            "its meaning and its shape, the ones computed inside the equation too; indices such as the i of x_i "
-            "and operators such as \\log or \\sum are not symbols.")
+            "its meaning and its shape, the ones computed inside the equation too (a size such as the N of "
+            "\\sum_{i=1}^{N} may instead be a named dimension of a shape); indices such as the i of x_i and "
+            "operators such as \\log or \\sum are not symbols.")
 
 
 def shapes_agree(e: _Entry) -> None:
@@ -272,8 +278,9 @@ def entry_cases(number: int, seed: tuple[int, ...], worked: dict[str, str]) -> t
     assert [c[0] for c in checks] == list(CASES)
     cases = []
     for case_name, hidden, params, body in checks:
-        def case(_body=body, **env: Any) -> None:
+        def case(_body=body, _parts=PARTS[case_name], **env: Any) -> None:
             entry = _Entry(number, env)
+            entry.need(_parts)
             _body(entry, **{k: v for k, v in env.items() if k in others})
 
         case.__signature__ = _signature(params)  # type: ignore[attr-defined]
@@ -286,3 +293,17 @@ CASES = ("symbol_table_covers_the_equation", "shapes_line_up", "example_reproduc
          "equation_agrees_with_implementation", "example_is_tiny", "test_passes", "equation_is_new",
          *(f"test_kills_{round(100 * t)}_percent_of_mutants" for t in THRESHOLDS))
 """The names of an entry's cases, as its grader file unpacks them."""
+
+PARTS: dict[str, tuple[str, ...]] = {
+    "symbol_table_covers_the_equation": ("equation", "symbols", "shapes"),
+    "shapes_line_up": ("shapes", "codes", "inputs"),
+    "example_reproduced": ("inputs", "output"),
+    "equation_agrees_with_implementation": ("equation", "codes", "inputs", "output"),
+    "example_is_tiny": ("inputs", "output"),
+    "test_passes": (),
+    "equation_is_new": ("paper", "equation", "arguments", "inputs"),
+}
+PARTS |= dict.fromkeys(CASES[len(PARTS):], ("arguments", "inputs"))
+"""The parts of the entry (:data:`~reading_maths.kit.entries.PARTS`) each case reads: a part off the format fails
+those cases only.  The strength cases vary the example's inputs and grow the shapes the table declares for them,
+and the novelty case probes the implementation the same way; the table's dimensions declare symbols."""

@@ -16,17 +16,25 @@ An entry is a dict with four keys::
 
 beside its implementation ``implementation_1`` (called as ``implementation_1(**inputs)``) and its
 pytest-style test ``test_1`` (no arguments; it passes when it raises nothing).  A shape is a tuple
-of dimension names and sizes, ``()`` for a number; the third place of a symbol names the argument
-that holds it, or ``"return"`` for the result.  The module uses only the standard library and
-NumPy, so the notebook inlines it in a read-only cell for its public check.
+of dimension names and sizes, ``()`` for a number; a dimension's name (``"d_k"``) declares the symbol it
+spells, so a size such as the N of ``\\frac{1}{N}\\sum_{i=1}^{N}`` needs no row of its own.  The third
+place of a symbol names the argument that holds it (a Python name, ``λ1`` too), or ``"return"`` for the
+result.  The module uses only the standard library and NumPy, so the notebook inlines it in a read-only
+cell for its public check.
 """
 
+import keyword
 import math
-import re
+import unicodedata
 
 import numpy as np
 
 KEYS = ("paper", "equation", "symbols", "example")
+TABLE = ("symbols", "shapes", "codes", "arguments")
+"""The symbol table's aspects, each read on its own: its rows and their meanings, the shapes, the names in the code,
+and the rows of the example's arguments (their names in the code and shapes)."""
+PARTS = ("paper", "equation", *TABLE, "inputs", "output")
+"""What the cases of an entry read, each of which may be off the format without the others."""
 RETURN = "return"
 TOLERANCE = 5e-3
 SMALL = 0.2
@@ -37,11 +45,18 @@ MAX_PER_INPUT = 12
 MAX_ELEMENTS = 30
 MAX_DIGITS = 3
 MAX_SIZE = 10_000
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 class EntryFormatError(AssertionError):
     """An entry that does not follow the format; the message says what to change."""
+
+
+def identifier(name):
+    """``name`` as Python reads it in source (NFKC: ``"ℓ"`` is ``"l"``), or None when it is no Python name."""
+    if not isinstance(name, str):
+        return None
+    name = unicodedata.normalize("NFKC", name)
+    return name if name.isidentifier() and not keyword.iskeyword(name) else None
 
 
 def _shape(value, where):
@@ -49,27 +64,141 @@ def _shape(value, where):
         raise EntryFormatError(f"{where}: the shape should be a tuple of dimension names such as ('n', 'd'), "
                                f"or () for a number, not {type(value).__name__} {value!r}"[:300])
     for dim in value:
-        ok = (isinstance(dim, str) and _NAME.fullmatch(dim)) or (isinstance(dim, int) and not isinstance(dim, bool)
-                                                                 and dim >= 0)
+        ok = (isinstance(dim, str) and identifier(dim)) or (isinstance(dim, int) and not isinstance(dim, bool)
+                                                             and dim >= 0)
         if not ok:
             raise EntryFormatError(f"{where}: {dim!r} is not a dimension; write a name such as 'n' or 'd_k', "
                                    "or a size such as 1"[:300])
     return tuple(value)
 
 
-def _symbol(key, value, where):
-    if not isinstance(key, str) or not key.strip():
-        raise EntryFormatError(f"{where}: every symbol is a non-empty string of LaTeX, such as r'\\mu'")
-    at = f"{where}[{key!r}]"
-    if not isinstance(value, (tuple, list)) or len(value) not in (2, 3):
-        raise EntryFormatError(f"{at} should be (meaning, shape) or (meaning, shape, name in the code)")
-    meaning, shape, code = (*value, None)[:3]
+def _code(code, where):
+    if code is None:
+        return None
+    if isinstance(code, str) and unicodedata.normalize("NFKC", code) == RETURN:
+        return RETURN
+    name = identifier(code)
+    if name is None:
+        raise EntryFormatError(f"{where}: the name in the code should be an argument of the implementation (a "
+                               f"Python name), or 'return' for its result, not {code!r}"[:300])
+    return name
+
+
+def _meaning(meaning, where):
     if not isinstance(meaning, str) or not meaning.strip():
-        raise EntryFormatError(f"{at}: the meaning should be a sentence, as a string")
-    if code is not None and not (isinstance(code, str) and _NAME.fullmatch(code)):
-        raise EntryFormatError(f"{at}: the name in the code should be an argument of the implementation, "
-                               f"or 'return' for its result, not {code!r}"[:300])
-    return meaning, _shape(shape, at), code
+        raise EntryFormatError(f"{where}: the meaning should be a sentence, as a string")
+    return meaning
+
+
+def _text(value, where):
+    if not isinstance(value, str) or not value.strip():
+        raise EntryFormatError(f"{where} should be a non-empty string")
+    return value
+
+
+def _table(value, where, inputs):
+    """The symbol table's rows that can be read, as ``{symbol: (meaning, shape, code)}`` (a shape or a code off the
+    format read as ``()`` or None), and a problem for each aspect of :data:`TABLE` that does not follow the format;
+    ``inputs`` are the example's arguments, whose rows the strength cases read."""
+    if not isinstance(value, dict) or not value:
+        problem = EntryFormatError(f"{where} should be a dict {{symbol: (meaning, shape, name in the code)}}")
+        return {}, dict.fromkeys(TABLE, problem)
+    rows, problems = {}, {}
+    for key, row in value.items():
+        at = f"{where}[{key!r}]"
+        if not isinstance(key, str) or not key.strip():
+            problems.update(dict.fromkeys(TABLE, EntryFormatError(
+                f"{where}: every symbol is a non-empty string of LaTeX, such as r'\\mu'")))
+            continue
+        if not isinstance(row, (tuple, list)) or len(row) not in (2, 3):
+            problems.update(dict.fromkeys(TABLE, EntryFormatError(
+                f"{at} should be (meaning, shape) or (meaning, shape, name in the code)")))
+            continue
+        read = {}
+        for part, reader, given, fallback in (("symbols", _meaning, row[0], None), ("shapes", _shape, row[1], ()),
+                                              ("codes", _code, (*row, None)[2], None)):
+            try:
+                read[part] = reader(given, at)
+            except EntryFormatError as exc:
+                problems.setdefault(part, exc)
+                if part == "codes" or (part == "shapes" and identifier((*row, None)[2]) in inputs):
+                    problems.setdefault("arguments", exc)
+                read[part] = fallback
+        rows[key] = tuple(read.values())
+    codes = [c for _, _, c in rows.values() if c is not None]
+    repeated = sorted({c for c in codes if codes.count(c) > 1})
+    unnamed = [a for a in inputs if a not in codes]
+    for problem, parts in ((repeated and f"{where}: the name in the code {repeated[0]!r} is given to two symbols",
+                            ("codes", "arguments")),
+                           (RETURN not in codes and f"{where}: say which symbol is the result: give it the name in "
+                            "the code 'return'", ("codes",)),
+                           (unnamed and f"{where}: the example's input {unnamed[0]!r} is no symbol's name in the "
+                            "code; give its symbol a third place naming it", ("codes", "arguments"))):
+        if problem:
+            problems.update({p: problems.get(p, EntryFormatError(problem[:300])) for p in parts})
+    return rows, problems
+
+
+def _inputs(value, where):
+    if not isinstance(value, dict):
+        raise EntryFormatError(f"{where} should be a dict {{argument: value}}")
+    inputs = {}
+    for argument, number in value.items():
+        name = identifier(argument)
+        if name is None or name in inputs:
+            raise EntryFormatError(f"{where}: the input {argument!r} should be "
+                                   f"{'a Python name' if name is None else 'named once'}: an argument of the "
+                                   "implementation"[:300])
+        _numbers(number, f"{where}[{argument!r}]")
+        inputs[name] = number
+    return inputs
+
+
+def _example(value, where):
+    if not isinstance(value, dict) or set(value) != {"inputs", "output"}:
+        raise EntryFormatError(f"{where} should be {{'inputs': {{argument: value}}, 'output': value}}")
+    return value
+
+
+def _part(entry, key, name):
+    if key not in entry:
+        raise EntryFormatError(f"{name} has no {key!r}; see entry_0 for the format")
+    return entry[key]
+
+
+def read_parts(entry, name="entry"):
+    """Each part of an entry read on its own: ``(read, problems)``.  ``read`` holds ``paper``, ``equation``,
+    ``symbols`` (``{symbol: (meaning, shape, code)}``), ``inputs`` and ``output`` as far as they can be read;
+    ``problems`` an :class:`EntryFormatError` for each part of :data:`PARTS` that does not follow the format.
+
+    Names in the code and the example's inputs are read as Python reads names (NFKC), so ``implementation(
+    **read["inputs"])`` calls an argument written ``ℓ`` by the name Python gave it.  An input that is no
+    symbol's name in the code is a problem of the names in the code (its symbol's row lacks the third place).
+    """
+    if not isinstance(entry, dict):
+        problem = EntryFormatError(f"{name} should be a dict with the keys {', '.join(KEYS)}, like entry_0")
+        return {}, dict.fromkeys(PARTS, problem)
+    read, problems = {}, {}
+    for key, reader, parts in (("paper", _text, ("paper",)), ("equation", _text, ("equation",)),
+                               ("example", _example, ("inputs", "output"))):
+        try:
+            read[key] = reader(_part(entry, key, name), f"{name}[{key!r}]")
+        except EntryFormatError as exc:
+            problems.update(dict.fromkeys(parts, exc))
+    example = read.pop("example", {})
+    for key, reader in (("inputs", _inputs), ("output", _numbers)):
+        try:
+            read[key] = reader(example[key], f"{name}['example'][{key!r}]")
+        except KeyError:
+            pass  # the example is off the format: said above
+        except EntryFormatError as exc:
+            problems[key] = exc
+    try:
+        read["symbols"], found = _table(_part(entry, "symbols", name), f"{name}['symbols']", read.get("inputs", {}))
+    except EntryFormatError as exc:
+        read["symbols"], found = {}, dict.fromkeys(TABLE, exc)
+    problems.update(found)
+    return read, problems
 
 
 def read_entry(entry, name="entry"):
@@ -78,48 +207,22 @@ def read_entry(entry, name="entry"):
     Raises
     ------
     EntryFormatError
-        on the first thing that does not follow the format, saying how to write it.
+        saying, for each part that does not follow the format, how to write it.
     """
-    if not isinstance(entry, dict):
-        raise EntryFormatError(f"{name} should be a dict with the keys {', '.join(KEYS)}, like entry_0")
-    missing = [k for k in KEYS if k not in entry]
-    if missing:
-        raise EntryFormatError(f"{name} has no {', '.join(repr(k) for k in missing)}; see entry_0 for the format")
-    for key in ("paper", "equation"):
-        if not isinstance(entry[key], str) or not entry[key].strip():
-            raise EntryFormatError(f"{name}[{key!r}] should be a non-empty string")
-    if not isinstance(entry["symbols"], dict) or not entry["symbols"]:
-        raise EntryFormatError(f"{name}['symbols'] should be a dict {{symbol: (meaning, shape, name in the code)}}")
-    symbols = {k: _symbol(k, v, f"{name}['symbols']") for k, v in entry["symbols"].items()}
-    example = entry["example"]
-    if not isinstance(example, dict) or set(example) != {"inputs", "output"} or not isinstance(example["inputs"],
-                                                                                                 dict):
-        raise EntryFormatError(f"{name}['example'] should be {{'inputs': {{argument: value}}, 'output': value}}")
-    codes = [c for _, _, c in symbols.values() if c is not None]
-    repeated = sorted({c for c in codes if codes.count(c) > 1})
-    if repeated:
-        raise EntryFormatError(f"{name}: the name in the code {repeated[0]!r} is given to two symbols")
-    if RETURN not in codes:
-        raise EntryFormatError(f"{name}: say which symbol is the result: give it the name in the code 'return'")
-    for argument, value in example["inputs"].items():
-        if argument not in codes:
-            raise EntryFormatError(f"{name}: the example's input {argument!r} is no symbol's name in the code; "
-                                   "give its symbol a third place naming it"[:300])
-        _numbers(value, f"{name}['example']['inputs'][{argument!r}]")
-    _numbers(example["output"], f"{name}['example']['output']")
-    return {"paper": entry["paper"], "equation": entry["equation"], "symbols": symbols,
-            "inputs": dict(example["inputs"]), "output": example["output"]}
+    read, problems = read_parts(entry, name)
+    if problems:
+        raise EntryFormatError("; ".join(dict.fromkeys(str(p) for p in problems.values())))
+    return read
 
 
 def _numbers(value, where):
     try:
-        arr = np.asarray(value)
-        ok = arr.dtype.kind in "biuf"
+        ok = np.asarray(value).dtype.kind in "biuf"
     except Exception:  # noqa: BLE001 - ragged lists and odd objects: not numbers
         ok = False
     if not ok:
         raise EntryFormatError(f"{where} should be numbers: a number, or a (nested) list or array of numbers")
-    return arr
+    return value
 
 
 def _unit(x):

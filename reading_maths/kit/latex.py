@@ -5,15 +5,17 @@ decorations (``\\hat{y}``, ``\\mathcal{L}``), sub- and superscripts, operators (
 ``\\frac``, ``\\mathrm{softmax}``, ``\\mathbb{E}``) and punctuation.  A *symbol* is a letter or a
 Greek letter together with its subscript when that is a label or an index (``d_k``, ``\\beta_1``,
 ``y_w``, ``x_i``).  What is not a symbol: operators and function names, digits and constants
-(a bare ``\\pi``), and everything inside a superscript (a power, a transpose) or inside the limits
-of a sum or product (bound indices).  A symbol table key is read the same way, so ``"\\gamma"``,
-``"γ"`` and ``"\\boldsymbol{\\gamma}"`` all name ``\\gamma``.
+(a bare ``\\pi``), marks in a superscript (a transpose, a prime), and the bound letters of a sum or
+product (the i of ``\\sum_{i=1}^{N}``; its bound N is a size, a symbol).  A symbol table key, and a named
+dimension of a shape, are read the same way, so ``"\\gamma"``, ``"γ"`` and ``"\\boldsymbol{\\gamma}"`` all
+name ``\\gamma``, and a dimension ``"d_k"`` spells ``d_{k}``.
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from pylatexenc.latexencode import unicode_to_latex
@@ -232,15 +234,20 @@ def _read(toks: list[Token], found: dict[str, None], exempt: set[str], bare_inde
     i = 0
     while i < len(toks):
         tok = toks[i]
-        if tok.kind == "punct" and tok.text in ("_", "^"):  # the script of an operator or of a bracket
-            before = toks[i - 1] if i else None
+        if tok.kind == "punct" and tok.text in ("_", "^"):  # the script of a bracket
             script, i = _group(toks, i + 1)
-            if tok.text == "_" and before is not None and before.kind == "op":
-                _limits(script, found, exempt)
-            elif not (tok.text == "^" and _marks(script)):
+            if not (tok.text == "^" and _marks(script)):
                 _read(script, found, exempt, bare_index)
             continue
         i += 1
+        if tok.kind == "op":  # its limits, in either order: the bound letters below, a size such as N above
+            while i < len(toks) and toks[i].kind == "punct" and toks[i].text in ("_", "^"):
+                kind = toks[i].text
+                script, i = _group(toks, i + 1)
+                if kind == "_":
+                    _limits(script, found, exempt)
+                elif not _marks(script):
+                    _read(script, found, exempt, bare_index)
         if tok.kind != "letter":
             continue
         name, label, scripts = tok.text, None, []
@@ -274,13 +281,15 @@ def base(symbol: str) -> str:
     return match.group(1) if match else name
 
 
-def uncovered(equation: str, keys: list[str]) -> list[str]:
-    """The equation's symbols that no key of the symbol table names (by itself or by its base letter)."""
+def uncovered(equation: str, keys: Iterable[str], dimensions: Iterable[str] = ()) -> list[str]:
+    """The equation's symbols that no key of the symbol table names (by itself or by its base letter) and no
+    named dimension of a shape spells (exactly: ``"d_k"`` is ``d_{k}``, the N of ``\\sum_{i=1}^{N}`` is ``"N"``)."""
     named: set[str] = set()
     for key in keys:
         for symbol in symbols(str(key)) or symbols(f"{key}()"):  # a key "\\pi" names the symbol, not 3.14...
             named |= {symbol, base(symbol)}
-    return [s for s in symbols(equation) if s not in named and base(s) not in named]
+    spelled = {found[0] for dim in dimensions if len(found := symbols(str(dim))) == 1}
+    return [s for s in symbols(equation) if s not in named and base(s) not in named and s not in spelled]
 
 
 def fingerprint(latex: str) -> tuple[tuple[str, ...], frozenset[str], frozenset[str]]:

@@ -417,6 +417,9 @@ _KL_SIZE = len(_kl_saved.__code__.co_code)
 
 KL_MISREAD = dict(KL, example={"inputs": KL["example"]["inputs"], "output": [0.0, 0.6931]})  # only log(2/1)
 CE_WITHOUT_N = dict(CROSS_ENTROPY, symbols={k: v for k, v in CROSS_ENTROPY["symbols"].items() if k != "N"})
+CE_N_NOWHERE = dict(CE_WITHOUT_N, symbols=dict(CE_WITHOUT_N["symbols"], z=("the logits", ("B", "K"), "z"),
+                                               y_n=("the labels", ("B",), "y")))  # the batch named B, the sum's N
+RIGHT["cross-entropy-N-only-a-shape-dimension"] = _entry(CE_WITHOUT_N, cross_entropy, test_cross_entropy)
 GELU_LONG = dict(GELU, example={"inputs": {"x": [-1.25, 0.3333, 2.7182]}, "output": [-0.1323, 0.2102, 2.7098]})
 
 
@@ -454,7 +457,7 @@ WRONG = {
     "kl-test-checks-the-bytecode-size": (_entry(KL, kl_gaussians, test_kl_source_size),
                                          "judges how the function is written"),
     "kl-example-not-reproduced": (_entry(KL_MISREAD, kl_gaussians, test_kl_gaussians), "the output you worked by hand"),
-    "cross-entropy-missing-symbol": (_entry(CE_WITHOUT_N, cross_entropy, test_cross_entropy),
+    "cross-entropy-missing-symbol": (_entry(CE_N_NOWHERE, cross_entropy, test_cross_entropy),
                                      "the symbol table has no row for `N`"),
     "gelu-example-not-tiny": (_entry(GELU_LONG, gelu, test_gelu), "long numbers such as 0.3333"),
     "implementation-not-a-function": (_entry(RMS_NORM, "x / rms(x) * g", test_rms_norm), "should be a function"),
@@ -468,6 +471,7 @@ SCORES = {  # the cheats: what each must score (out of 11), whatever the order i
     "dead-arithmetic-makes-every-mutant-equivalent": 7,  # too little to mutate, not full strength
     "implementation-hands-its-work-to-a-helper": 7,
     "copy-of-the-worked-entry": 10,
+    "no-example": 2,                                # the symbols cover the equation, the test passes
 }
 
 

@@ -362,3 +362,128 @@ RIGHT["accuracy-argmax-indicator"] = _entry(ACCURACY, accuracy, test_accuracy)
 WRONG["mse-code-example-and-test-leave-out-the-mean"] = (
     _entry(MSE_AS_A_SUM, squared_error_summed, test_squared_error_summed), "equation-disagrees")
 SCORES["mse-code-example-and-test-leave-out-the-mean"] = 10  # out of 11: only the equation shows the bug
+
+
+# -- right: sizes named only in a shape, arguments named in Greek or changed by NFKC -------------------
+
+
+def elastic_net_penalty(β, λ1, λ2):
+    β = np.asarray(β, dtype=float)                     # (p,)
+    return λ1 * np.abs(β).sum() + λ2 * (β**2).sum()    # a number
+
+
+def test_elastic_net_penalty():
+    assert np.isclose(elastic_net_penalty([1.0, -2.0], 0.5, 0.25), 2.75)
+    assert np.isclose(elastic_net_penalty([3.0, 0.0, -1.0], λ1=2.0, λ2=1.0), 18.0)  # 2 * 4 + 10, by hand
+    b = np.array([0.3, -1.7, 2.2, 0.0])
+    assert np.isclose(elastic_net_penalty(b, 1.0, 0.0), 4.2)                         # the lasso alone
+    assert np.isclose(elastic_net_penalty(b, 0.0, 1.0), 0.09 + 2.89 + 4.84)          # the ridge alone
+    assert np.isclose(elastic_net_penalty(-b, 0.7, 0.4), elastic_net_penalty(b, 0.7, 0.4))
+    assert np.isclose(elastic_net_penalty(2 * b, 0.0, 0.4), 4 * elastic_net_penalty(b, 0.0, 0.4))
+
+
+ELASTIC_NET = {
+    "paper": "Zou and Hastie (2005), Regularization and variable selection via the elastic net, eq. (3)",
+    "equation": r"P = \lambda_1 \sum_{j=1}^{p} |\beta_j| + \lambda_2 \sum_{j=1}^{p} \beta_j^2",
+    "symbols": {
+        r"\beta": ("the regression coefficients, one per feature", ("p",), "β"),
+        r"\lambda_1": ("the weight of the lasso part, which sets small coefficients to zero", (), "λ1"),
+        r"\lambda_2": ("the weight of the ridge part, which shrinks correlated coefficients together", (), "λ2"),
+        "P": ("the penalty added to the squared error: what large coefficients cost", (), "return"),
+    },
+    "example": {"inputs": {"β": [1.0, -2.0], "λ1": 0.5, "λ2": 0.25}, "output": 2.75},
+}
+
+
+def rbf_kernel(x, z, ℓ):  # noqa: E741 - the paper's ℓ, which Python reads as l
+    x, z = np.asarray(x, dtype=float), np.asarray(z, dtype=float)     # (n, d), (d,)
+    return np.exp(-((x - z) ** 2).sum(axis=1) / (2 * ℓ**2))            # (n,)
+
+
+def test_rbf_kernel():
+    assert np.allclose(rbf_kernel([[0.0, 1.0], [2.0, 1.0]], [0.0, 1.0], ℓ=1.0), [1.0, 0.1353], atol=1e-4)
+    assert np.allclose(rbf_kernel([[3.0, 4.0], [0.0, 0.0]], [0.0, 0.0], ℓ=5.0), [0.6065, 1.0], atol=1e-4)
+    x = np.array([[0.5, -1.0, 2.0], [1.5, 0.0, -0.5], [0.0, 0.0, 0.0], [-2.0, 1.0, 1.0]])
+    z = np.array([0.2, -0.4, 1.0])
+    d2 = np.array([0.09 + 0.36 + 1.0, 1.69 + 0.16 + 2.25, 0.04 + 0.16 + 1.0, 4.84 + 1.96 + 0.0])
+    assert np.allclose(rbf_kernel(x, z, 0.7), np.exp(-d2 / 0.98))
+    assert np.allclose(rbf_kernel(x, z, 2.0) ** 4, rbf_kernel(x, z, 1.0))    # ℓ doubled: the fourth root
+    assert np.allclose(rbf_kernel(x + 5.0, z + 5.0, 0.7), rbf_kernel(x, z, 0.7))
+
+
+RBF = {
+    "paper": "Rasmussen and Williams (2006), Gaussian Processes for Machine Learning, eq. (2.16)",
+    "equation": r"k_i = \exp\left(-\frac{1}{2\ell^2} \sum_{j=1}^{d} (x_{ij} - z_j)^2\right)",
+    "symbols": {
+        "x": ("the points, one row of d coordinates each", ("n", "d"), "x"),
+        "z": ("the point every row is compared with", ("d",), "z"),
+        r"\ell": ("the length scale: how far apart two points can be and still be alike", (), "ℓ"),
+        "k": ("the covariance of each point with z: 1 when they coincide, towards 0 far apart", ("n",), "return"),
+    },
+    "example": {"inputs": {"x": [[0.0, 1.0], [2.0, 1.0]], "z": [0.0, 1.0], "ℓ": 1.0}, "output": [1.0, 0.1353]},
+}
+
+
+def bernoulli_likelihood(x, mu):
+    x = np.asarray(x, dtype=float)                   # (N,): each outcome 1 or 0
+    return np.prod(mu**x * (1 - mu) ** (1 - x))      # a number
+
+
+def test_bernoulli_likelihood():
+    assert np.isclose(bernoulli_likelihood([1, 0, 1], 0.8), 0.128)
+    assert np.isclose(bernoulli_likelihood([0, 0], 0.1), 0.81)                     # 0.9 * 0.9, by hand
+    x = np.array([1, 1, 0, 1, 0, 0, 1])
+    for mu, p in ((0.2, 0.2**4 * 0.8**3), (0.5, 0.5**7), (0.65, 0.65**4 * 0.35**3)):
+        assert np.isclose(bernoulli_likelihood(x, mu), p)
+    assert np.isclose(bernoulli_likelihood(1 - x, 0.3), bernoulli_likelihood(x, 0.7))
+    assert bernoulli_likelihood([1, 1, 1], 1.0) == 1.0 and bernoulli_likelihood([1, 0], 1.0) == 0.0
+
+
+BERNOULLI = {
+    "paper": "Bishop (2006), Pattern Recognition and Machine Learning, eq. (2.5)",
+    "equation": r"p = \prod_{n=1}^{N} \mu^{x_n} (1 - \mu)^{1 - x_n}",
+    "symbols": {
+        "x_n": ("outcome n of the data set: 1 or 0", ("N",), "x"),
+        r"\mu": ("the probability of the outcome 1", (), "mu"),
+        "p": ("the likelihood of the data set: the probability of all N outcomes, drawn independently", (),
+              "return"),
+    },
+    "example": {"inputs": {"x": [1, 0, 1], "mu": 0.8}, "output": 0.128},
+}
+
+RIGHT |= {
+    "elastic-net-greek-arguments-p-only-a-shape-dimension": _entry(ELASTIC_NET, elastic_net_penalty,
+                                                                   test_elastic_net_penalty),
+    "rbf-kernel-argument-ell-that-python-reads-as-l": _entry(RBF, rbf_kernel, test_rbf_kernel),
+    "bernoulli-likelihood-product-bound-only-a-shape-dimension": _entry(BERNOULLI, bernoulli_likelihood,
+                                                                        test_bernoulli_likelihood),
+}
+
+
+# -- wrong: one part off the format costs the cases that read that part only ------------------------------
+
+
+def _rows(entry, **rows):
+    return dict(entry, symbols=dict(entry["symbols"], **rows))
+
+
+WRONG |= {
+    "meaning-left-empty": (_entry(_rows(ELASTIC_NET, P=("", (), "return")), elastic_net_penalty,
+                                  test_elastic_net_penalty), "the meaning should be a sentence"),
+    "shape-of-the-result-not-a-tuple": (_entry(_rows(RBF, k=("the covariances", "n", "return")), rbf_kernel,
+                                               test_rbf_kernel), "the shape should be a tuple"),
+    "input-named-by-no-row": (_entry(_rows(BERNOULLI, x_n=("outcome n", ("N",))), bernoulli_likelihood,
+                                     test_bernoulli_likelihood), "is no symbol's name in the code"),
+    "output-written-as-text": (_entry(dict(ELASTIC_NET, example={**ELASTIC_NET["example"], "output": "2.75"}),
+                                      elastic_net_penalty, test_elastic_net_penalty), "should be numbers"),
+    "no-paper": (_entry({k: v for k, v in RBF.items() if k != "paper"}, rbf_kernel, test_rbf_kernel),
+                 "has no 'paper'"),
+}
+
+SCORES |= {  # out of 11: each loses the cases that read the part off the format, and no others
+    "meaning-left-empty": 10,               # the symbol table covers the equation
+    "shape-of-the-result-not-a-tuple": 9,   # and the shapes line up
+    "input-named-by-no-row": 4,             # the shapes, the equation's value, the novelty probes, the 4 strength
+    "output-written-as-text": 8,            # the example reproduced, the equation agrees, the example is tiny
+    "no-paper": 10,                         # the equation is new (from a paper named)
+}
