@@ -7,7 +7,9 @@ corpus would otherwise spell out entry by entry. The corpora import them from he
 
 from __future__ import annotations
 
+import runpy
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 
@@ -29,3 +31,14 @@ def key_changer(name: str, key: dict) -> Callable[..., dict]:
         return {name: {**key, **(changes or {}), **named}}
 
     return changed
+
+
+def read_corpus(path: Path) -> dict[str, Any]:
+    """The corpus file ``path`` run, its ``RIGHT`` joined by the answers a fresh pair of eyes wrote for the same
+    question without seeing it (``tests/corpora/fresh/<assignment>/<question>.py``, labelled ``fresh: ...``)."""
+    corpus = runpy.run_path(str(path))
+    fresh = path.parent.parent / "fresh" / path.parent.name / path.name
+    if fresh.exists():
+        added = runpy.run_path(str(fresh))["RIGHT"]
+        corpus["RIGHT"] = corpus.get("RIGHT", {}) | {f"fresh: {label}": env for label, env in added.items()}
+    return corpus

@@ -9,6 +9,7 @@ from functools import cache
 
 import pytest
 
+from classroom.corpus import read_corpus
 from conftest import ROOT, grade_in_process
 from reading_maths.course import Assignment
 from reading_maths.kit import Question, reference
@@ -27,7 +28,7 @@ def _entries(kind: str) -> list:
 
 def _corpus(kind: str):
     for path in CORPORA:
-        corpus = runpy.run_path(str(path))
+        corpus = read_corpus(path)
         where = f"{path.parent.name}/{path.stem}"
         marks = [pytest.mark.slow] if where.startswith(SWEPT_IN_MAKE_TEST) else []
         for name, entry in corpus.get(kind, {}).items():
