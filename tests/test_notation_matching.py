@@ -206,7 +206,7 @@ def test_numpy_items_survive_bad_functions():
 def test_module_uses_only_standard_library():
     source = (ROOT / "reading_maths" / "kit" / "answers.py").read_text()
     imports = {line.split()[1].split(".")[0] for line in source.splitlines() if line.startswith(("import ", "from "))}
-    assert imports <= {"re", "unicodedata", "collections", "typing"}, imports  # pylatexenc only if there
+    assert imports <= {"functools", "re", "unicodedata", "collections", "typing"}, imports  # pylatexenc only if there
     assert answers.__doc__
 
 

@@ -28,6 +28,7 @@ checks (students may not have this package); pylatexenc, for LaTeX keys, is used
 replaced by a small table when it is not.
 """
 
+import functools
 import re
 import unicodedata
 from collections.abc import Callable, Mapping, Sequence
@@ -193,6 +194,7 @@ def clean_text(value: str) -> str:
     return " ".join(text.split())
 
 
+@functools.lru_cache(maxsize=8192)  # a grader reads every key of its table once per case: once is enough
 def symbol_key(value: str) -> str:
     """A spelling-independent key for a symbol written in Unicode, LaTeX or plain ASCII.
 
