@@ -21,6 +21,7 @@ A part of the entry off the format fails only the cases that read it (:data:`PAR
 from __future__ import annotations
 
 import inspect
+import unicodedata
 from collections.abc import Callable
 from typing import Any, cast
 
@@ -31,11 +32,13 @@ from reading_maths.kit import latex
 from reading_maths.kit.entries import read_parts, same_output, shape_problems, tiny_problems
 from reading_maths.kit.equation_value import equation_value
 from reading_maths.kit.mistakes import Mistake, failure
+from reading_maths.kit.mutation import parse_function
 from reading_maths.kit.novelty import COURSE_EQUATIONS, course_function, known_piece
 from reading_maths.kit.reference import hidden_rng
 from reading_maths.kit.strength_case import THRESHOLDS, strong
 from reading_maths.sandbox.disclosure import public_inputs
 from reading_maths.sandbox.errors import CallTimeout, ProcessDied, StudentError
+from reading_maths.sandbox.mutant_calls import definition
 
 ENTRIES = (1, 2, 3)
 MISTAKES = (
@@ -45,6 +48,7 @@ MISTAKES = (
     Mistake("implementation-did-not-finish", "The implementation did not finish on its own example."),
     Mistake("implementation-ended-process", "The implementation ended the notebook's process."),
     Mistake("implementation-raised", "The implementation raised an exception on its own example."),
+    Mistake("names-not-arguments", "The symbol table names an argument the implementation does not have."),
     Mistake("equation-not-latex", "The equation cannot be read as LaTeX."),
     Mistake("symbols-missing", "The symbol table has no row for some symbol of the equation."),
     Mistake("shapes-disagree", "The shapes of the symbol table and the implementation's output do not line up."),
@@ -117,9 +121,32 @@ class _Entry:
                 f"{self.name}: your implementation ended the Python process running your "
                 "notebook.") from None
         except Exception as exc:  # noqa: BLE001 - the student's code raised: report it as feedback
+            unknown = _not_arguments(impl, self.entry["inputs"])
+            if unknown:
+                raise failure("names-not-arguments",
+                    f"{self.name}: the symbol table names {', '.join(f'`{n}`' for n in unknown)} as an argument "
+                    f"of the implementation, but `{self.name.replace('entry', 'implementation')}` takes "
+                    f"({', '.join(_parameters(impl))}): make the third place of each row "
+                    "the name of its argument, as the def writes it.") from None
             raise failure("implementation-raised",
                 f"{self.name}: your implementation raised {_error(exc)} on your example's "
                 "inputs; it crashes before any check can run.") from None
+
+
+def _parameters(impl: Any) -> list[str]:
+    """The names of the implementation's arguments as Python reads them (NFKC), from its ``def``; none when its
+    source cannot be read or it takes ``**kwargs``."""
+    try:
+        args = parse_function(definition(impl)).args
+    except (LookupError, ValueError, StudentError, CallTimeout, ProcessDied):
+        return []
+    return [] if args.kwarg else [a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]]
+
+
+def _not_arguments(impl: Any, inputs: dict[str, Any]) -> list[str]:
+    """The example's inputs that the implementation's ``def`` has no argument for (after Unicode normalisation)."""
+    names = _parameters(impl)
+    return [k for k in inputs if names and unicodedata.normalize("NFKC", k) not in names]
 
 
 def _error(exc: Exception) -> str:

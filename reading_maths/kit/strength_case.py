@@ -65,6 +65,7 @@ def test_habits(source: str) -> str | None:
 
 
 def strong(e: _Entry, threshold: float, seed: tuple[int, ...]) -> None:
+    e.output()  # it runs on the example (its arguments named as the table names them), or there is nothing to mutate
     impl = e.function(e.impl, e.name.replace("entry", "implementation"))
     test = e.function(e.test, e.name.replace("entry", "test"))
     try:

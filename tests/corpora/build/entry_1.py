@@ -569,3 +569,21 @@ WRONG["hinge-code-example-and-test-sum-over-the-true-class-too"] = (
     _entry(HINGE_WITH_THE_TRUE_CLASS, hinge_with_the_true_class, test_hinge_with_the_true_class),
     "does not compute what the equation says")
 SCORES["hinge-code-example-and-test-sum-over-the-true-class-too"] = 10  # only the equation shows the bug
+
+
+# -- the table's names and the implementation's arguments ---------------------------------------------
+
+
+def rms_norm_greek(x, g, ε=1e-8):  # the argument is ε; the table below calls it eps
+    x = np.asarray(x, dtype=float)
+    return x / np.sqrt(np.mean(x**2, axis=-1, keepdims=True) + ε) * g
+
+
+def test_rms_norm_greek():
+    assert np.allclose(rms_norm_greek([[3.0, 4.0], [1.0, -1.0]], [1.0, 0.5], ε=0.0), [[0.8485, 0.5657], [1.0, -0.5]],
+                       atol=1e-3)
+    assert np.allclose(rms_norm_greek([[2.0, 0.0]], [1.0, 3.0], ε=0.0), [[1.4142, 0.0]], atol=1e-3)
+
+
+WRONG["table-names-an-argument-the-def-does-not-have"] = (_entry(RMS_NORM, rms_norm_greek, test_rms_norm_greek),
+                                                          "`eps` as an argument of the implementation")
