@@ -96,8 +96,8 @@ WRONG.update({
                              "U+03BF GREEK SMALL LETTER OMICRON (ο)"),
 })
 
-# fresh-right: amsmath's spellings of argmax, KL's double bar as \parallel or ∥, the expectation without its
-# subscript (copied from /work/fresh-right/notation/notation_dictionary.py)
+# amsmath's spellings of argmax, KL's double bar as \parallel or ∥, the expectation without its
+# subscript
 _BASE = dict(KEY)
 
 
@@ -107,13 +107,7 @@ def _one(item, key):
     return {"dictionary": d}
 
 
-RIGHT["argmax as \\operatorname*{arg\\,max}_x f(x) (amsmath's usual spelling)"] = _one(
-    "argmax", r"\operatorname*{arg\,max}_x f(x)")
-RIGHT["argmax as \\underset{x}{\\arg\\max} f(x)"] = _one("argmax", r"\underset{x}{\arg\max} f(x)")
-RIGHT["KL with \\parallel: KL(p \\parallel q)"] = _one("KL", r"\mathrm{KL}(p \parallel q)")
-RIGHT["KL with Unicode ∥ (U+2225): KL(p ∥ q)"] = _one("KL", "KL(p ∥ q)")
-RIGHT["expectation as \\mathbb{E}[f(x)]"] = _one("expectation", r"\mathbb{E}[f(x)]")
-RIGHT.update({  # the same classes, other members
+RIGHT.update({  # the classes of the fresh answers (tests/corpora/fresh/notation/), other members
     "keys2-mathop-limits-argmax": _one("argmax", r"\mathop{\mathrm{arg\,max}}\limits_{x \in \mathcal{X}} f(x)"),
     "keys2-underset-operatorname-argmax": _one("argmax", r"\underset{x}{\operatorname{argmax}}\, f(x)"),
     "keys2-argmax-macro-without-subscript": _one("argmax", r"\argmax f(x)"),

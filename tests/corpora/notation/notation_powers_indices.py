@@ -72,16 +72,8 @@ WRONG.update({  # a placeholder in a power or an index is no placeholder: the su
                                                       r"\theta(\cdot)": "index"}}, "not one of its items"),
 })
 
-# fresh-right: LaTeX with the superscript written before the subscript (x^a_b and x_b^a typeset identically);
-# the epsilon row keyed as the table prints it (copied from /work/fresh-right/notation/notation_powers_indices.py)
-RIGHT["superscript before subscript: \\beta^t_1, g^2_t, \\beta^{t-i}_1"] = {"powers": {
-    r"\beta^t_1": "power", "m_t": "index", r"g^2_t": "power", "K^T": "transpose", "d_k": "label",
-    "x^(i)": "index", "y^(l)": "index", "ỹ^l": "index", r"\beta^{t-i}_1": "power", "theta_(t-1)": "index",
-    "10^-8": "power", "d_v": "label", "sigma^2": "power"}}
-RIGHT["the epsilon row keyed as in the table: \\epsilon = 10^{-8}"] = {"powers": {
-    "beta1^t": "power", "m_t": "index", "g_t^2": "power", "K^T": "transpose", "d_k": "label",
-    "x^(i)": "index", "y^(l)": "index", "ỹ^l": "index", "beta1^(t-i)": "power", "theta_(t-1)": "index",
-    r"\epsilon = 10^{-8}": "power", "d_v": "label", "sigma^2": "power"}}
+# keys as LaTeX typesets them (scripts in either order) and the epsilon row keyed as the table prints it: the
+# classes of the fresh answers (tests/corpora/fresh/notation/), other members
 RIGHT.update({  # the same classes, other members
     "keys2-unicode-superscript-first": {"powers": {{"beta1^t": "βᵗ₁", "beta1^(t-i)": "β^{t-i}₁"}.get(k, k): v
                                                    for k, v in KEY.items()}},

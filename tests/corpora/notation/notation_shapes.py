@@ -75,16 +75,8 @@ WRONG.update({  # a placeholder argument names no item when the brackets tell it
                                                     r"W[\cdot]": ("m",)}}, "not one of its items"),
 })
 
-# fresh-right: shapes written with LaTeX's \times; q.k keyed as q^T k, W[0] as W_0
-# (copied from /work/fresh-right/notation/notation_shapes.py)
-RIGHT["latex \\times in shape strings"] = {"shapes": {
-    "Q": r"n \times d_k", "K": r"m \times d_k", "V": r"m \times d_v", "K^T": r"d_k \times m", "QK^T": r"n \times m",
-    "S": r"n \times m", "W": r"n \times m", "output": r"n \times d_v", "sqrt(d_k)": (), "q.k": (), "W[0]": "m",
-    "z": "J"}}
-RIGHT["q^T k for q.k, W_0 for W[0]"] = {"shapes": {
-    "Q": ("n", "d_k"), "K": ("m", "d_k"), "V": ("m", "d_v"), "K^T": ("d_k", "m"), "QK^T": ("n", "m"),
-    "S": ("n", "m"), "W": ("n", "m"), "output": ("n", "d_v"), "sqrt(d_k)": (), "qᵀk": (), "W_0": ("m",),
-    "z": ("J",)}}
+# shapes written with LaTeX signs, q.k keyed as q^T k: the classes of the fresh answers
+# (tests/corpora/fresh/notation/), other members
 RIGHT.update({  # the same classes, other members
     "keys2-latex-signs-and-spaces": {"shapes": {**KEY, "Q": r"$n \times d_{k}$", "K": r"m\times d_k",
                                                 "V": r"(m \times d_v)", "output": r"n \cdot d_v", "S": "n ⋅ m"}},
