@@ -58,7 +58,7 @@ def test_planted_copies_rank_above_every_honest_pair(assignment):
     assert figures["lowest_copy"] >= THRESHOLD > figures["highest_honest"], figures
     stored = json.loads(CALIBRATION.read_text(encoding="utf-8"))[assignment]  # what the report states
     for key in ("students", "copies", "honest_pairs", "copies_flagged", "honest_flagged", "threshold"):
-        assert stored[key] == figures[key], key
+        assert stored[key] == figures[key], f"{key}: the corpora changed; run benchmarks/integrity.py calibrate"
     assert abs(stored["lowest_copy"] - figures["lowest_copy"]) < 0.1  # winnowing's choice varies with the hash seed
     assert abs(stored["highest_honest"] - figures["highest_honest"]) < 0.1
 
