@@ -13,6 +13,8 @@ import inspect
 import jsonschema
 import nbgrader.api
 import pytest
+from nbconvert.exporters import NotebookExporter
+from nbconvert.exporters import exporter as nbconvert_exporter
 from nbgrader.converters import Autograde
 from nbgrader.converters.base import BaseConverter
 from nbgrader.coursedir import CourseDirectory
@@ -103,7 +105,9 @@ def _corrupted(nb, change):
     lambda m: m.pop("grade_id"), lambda m: m.update(unknown_key=1), lambda m: m.update(locked=None),
 ], ids=["points", "grade", "schema", "grade_id", "extra-key", "locked"])
 def test_check_metadata_refuses_and_accepts_what_nbgraders_own_step_does(change):
-    nb = _corrupted(read_notebook(ROOT / "source" / "code" / "code.ipynb"), change)
+    valid = read_notebook(ROOT / "source" / "code" / "code.ipynb")
+    patches.CheckMetadata().preprocess(copy.deepcopy(valid), {})  # every valid cell remembered: the corrupted one not
+    nb = _corrupted(valid, change)
     outcomes = []
     for step in (CheckCellMetadata(), patches.CheckMetadata()):
         try:
@@ -112,6 +116,29 @@ def test_check_metadata_refuses_and_accepts_what_nbgraders_own_step_does(change)
         except Exception as exc:  # noqa: BLE001 - whatever nbgrader's own step raises, the same
             outcomes.append((type(exc), str(exc)))
     assert outcomes[0] == outcomes[1]
+
+
+# -- OwnedNotebookExporter: nbconvert's exporter without its deep copies -----------------------------------------
+
+def test_the_exporter_copies_through_its_module_copy_and_the_owned_one_copies_nothing(monkeypatch):
+    assert nbconvert_exporter.copy is copy, "nbconvert's exporter no longer calls copy.deepcopy of its module"
+    nb = read_notebook(ROOT / "source" / "code" / "code.ipynb")
+    deepcopy, copied = copy.deepcopy, []
+
+    def counted(value, memo=None):
+        copied.append(isinstance(value, dict) and "cells" in value)
+        return deepcopy(value, memo)
+
+    monkeypatch.setattr(copy, "deepcopy", counted)
+    outputs = []
+    for exporter in (NotebookExporter(), patches.OwnedNotebookExporter()):
+        copied.clear()
+        converted, _ = exporter.from_notebook_node(nb, {})
+        outputs.append((sum(copied), converted))
+    (stock_copies, stock), (owned_copies, owned) = outputs
+    assert stock_copies - owned_copies == 2, (stock_copies, owned_copies)  # nbconvert's two copies of the notebook
+    assert owned == stock
+    assert nbconvert_exporter.copy is copy, "the swap outlived the conversion"
 
 
 # -- RestoreCells: OverwriteCells' placing of missing grade cells overridden ------------------------------------

@@ -12,6 +12,7 @@ that changes one fails there, by name, rather than as a wrong grade:
   ``nbgrader.nbgraderformat.common`` swapped for one that checks each schema once;
 - :class:`RestoreCells` — ``OverwriteCells.add_missing_grade_cells`` and ``missing_cell_transform`` overridden;
 - :class:`OnePassAutograde` — ``Autograde``'s two passes (sanitize, write, read back, grade) run as one;
+- :class:`OwnedNotebookExporter` — nbconvert's exporter without its deep copies of a notebook read for it alone;
 - :func:`converter_of` — the converter a preprocessor runs in (``preprocessor.parent.parent``).
 """
 
@@ -27,6 +28,8 @@ from typing import Any
 
 import jsonschema
 import nbformat
+from nbconvert.exporters import NotebookExporter
+from nbconvert.exporters import exporter as nbconvert_exporter
 from nbformat import NotebookNode
 from nbgrader import utils as nbutils
 from nbgrader.converters import Autograde
@@ -75,7 +78,8 @@ class SchemaCheckedOnce:
     ``jsonschema.validate(instance, schema)`` validates the schema against its meta-schema before every
     instance: nbgrader calls it for every cell of every notebook, twice per student, and that schema
     check was two thirds of recording a submission.  This ``validate`` does the rest of what
-    ``jsonschema.validate`` does (the best-matching error raised, or nothing).
+    ``jsonschema.validate`` does (the best-matching error raised, or nothing), and checks an instance equal (as
+    JSON) to one already found valid against the same schema only once (up to :data:`MAX_VALID` of them).
     """
 
     def __getattr__(self, name: str) -> Any:
@@ -83,9 +87,20 @@ class SchemaCheckedOnce:
 
     @staticmethod
     def validate(instance: Any, schema: dict) -> None:
-        error = jsonschema.exceptions.best_match(_validator(json.dumps(schema, sort_keys=True)).iter_errors(instance))
+        text = json.dumps(schema, sort_keys=True)
+        known = (text, json.dumps(instance, sort_keys=True))  # a class's notebooks repeat the same cells' metadata
+        if known in _VALID:
+            return
+        error = jsonschema.exceptions.best_match(_validator(text).iter_errors(instance))
         if error is not None:
             raise error
+        if len(_VALID) < MAX_VALID:
+            _VALID.add(known)
+
+
+MAX_VALID = 4096
+"""Metadata found valid that a process remembers (per schema, as JSON text), so that each is checked once."""
+_VALID: set[tuple[str, str]] = set()
 
 
 @contextlib.contextmanager
@@ -181,6 +196,31 @@ class OnePassAutograde(Autograde):
     def convert_single_notebook(self, notebook_filename: str) -> None:
         self._init_preprocessors()
         BaseConverter.convert_single_notebook(self, notebook_filename)
+
+
+class _Uncopied:
+    """The ``copy`` module as nbconvert's exporter sees it in :class:`OwnedNotebookExporter`: nothing copied."""
+
+    @staticmethod
+    def deepcopy(value: Any, memo: dict | None = None) -> Any:
+        return value
+
+
+class OwnedNotebookExporter(NotebookExporter):
+    """nbconvert's ``NotebookExporter`` for a notebook read from its file for this conversion alone.
+
+    nbconvert deep-copies the notebook twice, and the resources once, before its preprocessors change them (a
+    third of the exporter's own time on a submission); nothing else holds these, so here its exporter module's
+    ``copy.deepcopy`` hands back what it is given while a notebook is converted. Not thread-safe.
+    """
+
+    def from_notebook_node(self, nb: NotebookNode, resources: Any = None, **kw: Any) -> Any:
+        original = nbconvert_exporter.copy
+        nbconvert_exporter.copy = _Uncopied  # type: ignore[assignment]
+        try:
+            return super().from_notebook_node(nb, resources, **kw)
+        finally:
+            nbconvert_exporter.copy = original
 
 
 def converter_of(preprocessor: NbGraderPreprocessor) -> Autograde:

@@ -24,14 +24,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from nbconvert.writers import FilesWriter
 from nbgrader.api import Gradebook
 from nbgrader.apps import AutogradeApp
 from nbgrader.coursedir import CourseDirectory
 from traitlets.config import Config
 
 from reading_maths.course import shown_path
+from reading_maths.nbgrader.patches import OwnedNotebookExporter
 from reading_maths.nbgrader.session import batch_gradebook
-from reading_maths.nbgrader.steps import SandboxedAutograde
+from reading_maths.nbgrader.steps import RecordGrades, SandboxedAutograde
 from reading_maths.reports.escape import markdown_text
 from reading_maths.results import GradeResult
 
@@ -73,30 +75,66 @@ def refusal_reason(messages: list[str], exc: BaseException, results: list[GradeR
     return f"nbgrader could not read the submission ({type(exc).__name__}: {exc})"
 
 
-def record(app: AutogradeApp, coursedir: CourseDirectory, submission: Submission, assignment: str,
+SKIPPED = {"SaveFeedbackComments", "GradeInSandbox"}
+"""Steps of the configured ``autograde_preprocessors`` a batch does not run: :class:`RecordGrades` writes the
+comments, and the notebook is graded before it is recorded."""
+
+
+def _name(step: type | str) -> str:
+    """A preprocessor's class name, whether the configuration gives the class or its import string."""
+    return str(getattr(step, "__name__", step)).rsplit(".", 1)[-1]
+
+
+class BatchAutograde(SandboxedAutograde):
+    """:class:`SandboxedAutograde` made once for a batch and run for one student at a time.
+
+    Its writer, exporter and preprocessors are made once (nbgrader makes them again for every notebook), and
+    :class:`~reading_maths.nbgrader.steps.RecordGrades` writes the grades and comments in place of nbgrader's
+    ``SaveAutoGrades`` and :class:`~reading_maths.nbgrader.steps.SaveFeedbackComments` (the same rows, in two
+    statements); the results are in already, so the configured list's sandboxed grading step (:data:`SKIPPED`)
+    is left out. Everything else is nbgrader's converter as ``nbgrader autograde`` runs it.
+    """
+
+    def __init__(self, app: AutogradeApp, coursedir: CourseDirectory, log: logging.Logger):
+        super().__init__({}, coursedir=coursedir, parent=app)
+        self.force = True
+        self.create_student = True
+        self.log = log
+        # nbconvert validates the whole notebook after every preprocessor unless told to do it once, after the last
+        self.update_config(Config({"OverwriteCells": {"add_missing_cells": True},
+                                   "Exporter": {"optimistic_validation": True}}))
+        self.autograde_preprocessors = [RecordGrades if _name(step) == "SaveAutoGrades" else step
+                                        for step in self.autograde_preprocessors if _name(step) not in SKIPPED]
+        self.writer = FilesWriter(parent=self, config=self.config)  # as nbgrader's start() makes them
+        self.exporter = OwnedNotebookExporter(parent=self, config=self.config)
+        super()._init_preprocessors()
+
+    def _init_preprocessors(self) -> None:
+        """Made once, in ``__init__``."""
+
+    def convert_student(self, student: str, assignment: str, results: dict[tuple[str, str], GradeResult]) -> None:
+        """nbgrader's conversion of one student's submission (``start`` without its set-up)."""
+        self.results = results
+        self.coursedir.student_id, self.coursedir.assignment_id = student, assignment
+        try:
+            with contextlib.chdir(self.coursedir.root):
+                self.init_notebooks()
+                self.convert_notebooks()
+        finally:
+            self.coursedir.student_id = "*"
+
+
+def record(converter: BatchAutograde, collect: _Collect, submission: Submission, assignment: str,
            results: dict[tuple[str, str], GradeResult]) -> str | None:
     """nbgrader's converter for one student; returns why it refused, or None when it recorded."""
-    logger = logging.getLogger(f"{__name__}.{submission.student}")
-    logger.propagate = False
-    logger.handlers = [collect := _Collect()]
-    coursedir.student_id = submission.student
-    coursedir.assignment_id = assignment
-    converter = SandboxedAutograde(results, coursedir=coursedir, parent=app)
-    converter.force = True
-    converter.create_student = True
-    converter.log = logger
-    # nbconvert validates the whole notebook after every preprocessor unless told to do it once, after the last
-    converter.update_config(Config({"OverwriteCells": {"add_missing_cells": True},
-                                    "Exporter": {"optimistic_validation": True}}))
+    collect.messages = []
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # nbformat's cell-id and SQLAlchemy's session notices
-            converter.start()
+            converter.convert_student(submission.student, assignment, results)
     except Exception as exc:  # noqa: BLE001 - nbgrader's NbGraderException, or anything it lets through
         mine = [results[k] for k in results if k[0] == submission.student]
         return refusal_reason(collect.messages + [traceback.format_exc()], exc, mine)
-    finally:
-        coursedir.student_id = "*"
     return None
 
 
@@ -190,9 +228,14 @@ class Recorder:
     """Records students one at a time in one gradebook session, committed once per student."""
 
     def __init__(self, app: AutogradeApp, coursedir: CourseDirectory, assignment: str):
-        self.app, self.coursedir, self.assignment = app, coursedir, assignment
+        self.coursedir, self.assignment = coursedir, assignment
         self._open = contextlib.ExitStack()
         self.batch = self._open.enter_context(batch_gradebook(coursedir.db_url, coursedir.course_id))
+        logger = logging.getLogger(f"{__name__}.batch")
+        logger.propagate = False
+        self._collect = _Collect()
+        logger.handlers = [self._collect]
+        self.converter = BatchAutograde(app, coursedir, logger)
 
     def settle(self, submission: Submission, results: dict[tuple[str, str], GradeResult]) -> Outcome:
         """Record one student (their notebooks' results keyed by ``(student, notebook id)``) and commit;
@@ -202,7 +245,7 @@ class Recorder:
         if submission.refused:
             reason = submission.refused
         elif submission.notebooks:
-            reason = record(self.app, self.coursedir, submission, self.assignment, results)
+            reason = record(self.converter, self._collect, submission, self.assignment, results)
         else:
             found = sorted(p.name for p in submission.folder.iterdir()) if submission.folder.is_dir() else []
             expected = ", ".join(f"{nb}.ipynb" for nb in notebook_ids(gradebook, self.assignment))

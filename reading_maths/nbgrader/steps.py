@@ -13,9 +13,8 @@ from __future__ import annotations
 
 from nbconvert.preprocessors import ClearMetadataPreprocessor
 from nbformat import NotebookNode
-from nbformat.v4 import new_output
 from nbgrader import utils as nbutils
-from nbgrader.api import Gradebook
+from nbgrader.api import BaseCell, Comment, Grade, Gradebook
 from nbgrader.preprocessors import (
     AssignLatePenalties,
     ClearOutput,
@@ -25,6 +24,7 @@ from nbgrader.preprocessors import (
     SaveAutoGrades,
 )
 from nbgrader.preprocessors.base import NbGraderPreprocessor
+from sqlalchemy import update
 from traitlets import List
 
 from reading_maths.nbgrader.patches import CheckMetadata, OnePassAutograde, RestoreCells
@@ -77,10 +77,11 @@ class InjectResults(NbGraderPreprocessor):
             if notes:
                 lines += ["About the whole notebook:", *notes]
                 notes = []
+            # nbformat's new_output, without validating each output (the whole notebook is validated once, at the end)
             cell.outputs = [
-                new_output("stream", name="stdout", text="\n".join(lines) + "\n"),
-                new_output("execute_result", data={"text/plain": repr(float(cell_score(questions.get(qid), points)))},
-                           execution_count=None),
+                NotebookNode(output_type="stream", name="stdout", text="\n".join(lines) + "\n"),
+                NotebookNode(output_type="execute_result", metadata=NotebookNode(), execution_count=None,
+                             data={"text/plain": repr(float(cell_score(questions.get(qid), points)))}),
             ]
             cell.execution_count = None
         return nb, resources
@@ -105,6 +106,23 @@ def answer_cells(nb: NotebookNode) -> dict[str, str]:
     return found
 
 
+def feedback_comments(nb: NotebookNode, result: GradeResult | None) -> dict[str, list[str]]:
+    """Each answer cell's feedback lines (the questions whose comment it carries), unescaped."""
+    questions = {q.id: q for q in result.questions} if result else {}
+    points = {c.metadata.nbgrader["grade_id"]: float(c.metadata.nbgrader["points"])
+              for c in nb.cells if is_test_cell(c)}
+    comments: dict[str, list[str]] = {}
+    for qid, answer in answer_cells(nb).items():
+        comments.setdefault(answer, []).extend(feedback_lines(questions.get(qid), qid, points[qid]))
+    return comments
+
+
+def with_feedback(auto_comment: str | None, lines: list[str]) -> str:
+    """The comment an answer cell gets: nbgrader's own "No response." kept in front, then the feedback."""
+    prefix = [auto_comment] if auto_comment == "No response." else []
+    return "\n".join(prefix + [markdown_text(line) for line in lines])
+
+
 class SaveFeedbackComments(NbGraderPreprocessor):
     """Write each question's feedback as the gradebook comment of its answer cell (after ``SaveAutoGrades``).
 
@@ -116,18 +134,67 @@ class SaveFeedbackComments(NbGraderPreprocessor):
 
     def preprocess(self, nb: NotebookNode, resources: dict) -> tuple[NotebookNode, dict]:
         info = resources["nbgrader"]
-        result: GradeResult | None = resources.get(RESOURCE_KEY, {}).get("result")
-        questions = {q.id: q for q in result.questions} if result else {}
-        points = {c.metadata.nbgrader["grade_id"]: float(c.metadata.nbgrader["points"])
-                  for c in nb.cells if is_test_cell(c)}
-        comments: dict[str, list[str]] = {}
-        for qid, answer in answer_cells(nb).items():
-            comments.setdefault(answer, []).extend(feedback_lines(questions.get(qid), qid, points[qid]))
+        comments = feedback_comments(nb, resources.get(RESOURCE_KEY, {}).get("result"))
         with Gradebook(info["db_url"]) as gb:
             for answer, lines in comments.items():
                 comment = gb.find_comment(answer, info["notebook"], info["assignment"], info["student"])
-                prefix = [comment.auto_comment] if comment.auto_comment == "No response." else []
-                comment.auto_comment = "\n".join(prefix + [markdown_text(line) for line in lines])
+                comment.auto_comment = with_feedback(comment.auto_comment, lines)
+            gb.db.commit()
+        return nb, resources
+
+
+def _rows_by_cell(gb: Gradebook, model: type, notebook_id: str, preferred: str) -> dict[str, tuple]:
+    """A submitted notebook's grade or comment rows by cell name: ``(row id, manual score or None)``, the row of
+    the ``preferred`` cell type first, as nbgrader's ``find_grade``/``find_comment`` look them up."""
+    manual = [Grade.manual_score] if model is Grade else []
+    query = gb.db.query(model.id, BaseCell.name, BaseCell.type, *manual).join(BaseCell, BaseCell.id == model.cell_id)
+    rows: dict[str, tuple] = {}
+    for row_id, name, kind, *score in query.filter(model.notebook_id == notebook_id):
+        if name not in rows or kind == preferred:
+            rows[name] = (row_id, *score, None)[:2]
+    return rows
+
+
+class RecordGrades(NbGraderPreprocessor):
+    """``SaveAutoGrades`` and :class:`SaveFeedbackComments` as one read and one write of the notebook's rows.
+
+    The same values in the same rows as nbgrader's ``SaveAutoGrades`` (each grade cell's ``auto_score`` from
+    ``determine_grade`` and ``needs_manual_grade``; "No response." on an unchanged answer) followed by
+    :class:`SaveFeedbackComments`, but the grade and comment rows of the submitted notebook are read in two
+    queries and written in two statements, where nbgrader looks each cell up with a seven-table join and
+    commits it on its own. A cell the gradebook does not know is looked up as nbgrader does, to fail as it fails.
+    """
+
+    def preprocess(self, nb: NotebookNode, resources: dict) -> tuple[NotebookNode, dict]:
+        info = resources["nbgrader"]
+        where = (info["notebook"], info["assignment"], info["student"])
+        with Gradebook(info["db_url"]) as gb:
+            notebook_id = gb.find_submission_notebook(*where).id
+            grades = _rows_by_cell(gb, Grade, notebook_id, "GradeCell")
+            comments = _rows_by_cell(gb, Comment, notebook_id, "SolutionCell")
+            grade_rows, comment_text = [], {}
+            for cell in nb.cells:
+                name = cell.metadata.get("nbgrader", {}).get("grade_id")
+                if nbutils.is_grade(cell):
+                    row_id, manual = grades[name] if name in grades else (gb.find_grade(name, *where).id, None)
+                    auto_score, _ = nbutils.determine_grade(cell, self.log)
+                    grade_rows.append({"id": row_id, "auto_score": auto_score,
+                                       "needs_manual_grade": manual is not None or auto_score is None})
+                if nbutils.is_solution(cell) or nbutils.is_task(cell):
+                    if name not in comments:
+                        gb.find_comment(name, *where)
+                    unchanged = (cell.metadata.nbgrader.get("checksum", None) == nbutils.compute_checksum(cell)
+                                 and not nbutils.is_task(cell))
+                    comment_text[name] = "No response." if unchanged else None
+            for answer, lines in feedback_comments(nb, resources.get(RESOURCE_KEY, {}).get("result")).items():
+                if answer not in comments:
+                    gb.find_comment(answer, *where)
+                comment_text[answer] = with_feedback(comment_text.get(answer), lines)
+            if grade_rows:
+                gb.db.execute(update(Grade), grade_rows)
+            if comment_text:
+                gb.db.execute(update(Comment), [{"id": comments[name][0], "auto_comment": text}
+                                                for name, text in comment_text.items()])
             gb.db.commit()
         return nb, resources
 
