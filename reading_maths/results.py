@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Literal
 
 Status = Literal["passed", "failed", "error", "timeout", "missing"]
@@ -65,7 +65,7 @@ class QuestionResult:
             "feedback": self.feedback,
             "mistakes": self.mistakes,
             "mistake_messages": {m: self.mistake_messages.get(m, "") for m in self.mistakes},
-            "cases": [asdict(c) | {"message": c.message} for c in self.cases],
+            "cases": [vars(c) | {"message": c.message} for c in self.cases],  # plain fields: no deep copy
         }
 
 

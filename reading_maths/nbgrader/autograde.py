@@ -8,7 +8,7 @@ A reader follows one assignment through named steps:
 2. :func:`grade_and_record` — every notebook graded by the sandboxed engine in ``jobs`` local processes
    (:func:`reading_maths.grading.batch.grade_many`) or on a Dask cluster, and each student recorded here
    as soon as their notebooks are back, with nbgrader's converter (:class:`~reading_maths.nbgrader.recording.Recorder`:
-   ``autograded/``, the timestamps, late penalties and grades, one commit per student; a submission
+   ``autograded/``, the timestamps, late penalties and grades, committed about once a second; a submission
    nbgrader refuses gets 0 and the reason), and read back before the commit
    (:func:`~reading_maths.nbgrader.recording.read_back`).
 

@@ -1,15 +1,16 @@
-"""Recording one student's results: nbgrader's own converter, one gradebook session, a commit per student.
+"""Recording students' results: nbgrader's own converter made once, one gradebook session, a commit a second.
 
-:class:`Recorder` is what records: per student, nbgrader's ``Autograde`` converter with the sandbox's results
-injected in place of its kernel (:mod:`reading_maths.nbgrader.steps`), so nbgrader itself writes
-``autograded/``, the timestamps, the late penalties and the grades; a submission nbgrader refuses (not a
+:class:`Recorder` is what records: per student, nbgrader's ``Autograde`` converter (:class:`BatchAutograde`, made
+once per batch) with the sandbox's results injected in place of its kernel (:mod:`reading_maths.nbgrader.steps`),
+so nbgrader itself writes ``autograded/``, the timestamps and the late penalties, and the grades and comments are
+nbgrader's ``SaveAutoGrades`` rows written in two statements; a submission nbgrader refuses (not a
 notebook, a duplicated grade id, ...) gets 0 on every question and a comment saying why; each notebook's
 structured result is kept beside it in ``autograded/<student>/<assignment>.json``.  No student code runs here.
 
 The process that runs ``autograde`` records what its graders (local processes or a Dask cluster) send
-back, with one :class:`Recorder`; each student's recording is one transaction that takes SQLite's write
-lock when it begins (:mod:`reading_maths.nbgrader.session`), so another program writing the gradebook
-meanwhile waits its turn rather than failing.
+back, with one :class:`Recorder`; each student's recording is a savepoint in a transaction that takes SQLite's
+write lock when it begins and commits about once a second (:mod:`reading_maths.nbgrader.session`), so another
+program writing the gradebook meanwhile waits its turn rather than failing.
 """
 
 from __future__ import annotations
@@ -22,12 +23,13 @@ import traceback
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from nbconvert.writers import FilesWriter
-from nbgrader.api import Gradebook
+from nbgrader.api import Assignment, BaseCell, Grade, Gradebook, Notebook, SubmittedAssignment, SubmittedNotebook
 from nbgrader.apps import AutogradeApp
 from nbgrader.coursedir import CourseDirectory
+from sqlalchemy import update
 from traitlets.config import Config
 
 from reading_maths.course import shown_path
@@ -138,6 +140,20 @@ def record(converter: BatchAutograde, collect: _Collect, submission: Submission,
     return None
 
 
+def _grade_rows(gb: Gradebook, assignment: str, student: str) -> list[Any]:
+    """Every grade of a student's submission in one query, as nbgrader computes them: id, cell name, score,
+    maximum, whether it needs a manual grade and the manual score (sorted by notebook and cell name)."""
+    return (gb.db.query(Grade.id, BaseCell.name, Grade.score, Grade.max_score, Grade.needs_manual_grade,
+                        Grade.manual_score)
+            .join(BaseCell, BaseCell.id == Grade.cell_id)
+            .join(SubmittedNotebook, SubmittedNotebook.id == Grade.notebook_id)
+            .join(SubmittedAssignment, SubmittedAssignment.id == SubmittedNotebook.assignment_id)
+            .join(Assignment, Assignment.id == SubmittedAssignment.assignment_id)
+            .join(Notebook, Notebook.id == SubmittedNotebook.notebook_id)
+            .filter(Assignment.name == assignment, SubmittedAssignment.student_id == student)
+            .order_by(Notebook.name, BaseCell.name).all())
+
+
 def release_zero_point_tasks(gb: Gradebook, assignment: str, student: str) -> None:
     """Unflag 0-point task cells (the proofs' mark schemes): nothing there for a teacher to mark.
 
@@ -145,10 +161,10 @@ def release_zero_point_tasks(gb: Gradebook, assignment: str, student: str) -> No
     that nbgrader strips it from the release, and would otherwise keep the submission on formgrader's
     to-do list after every real hand mark is in.
     """
-    for notebook in gb.find_submission(assignment, student).notebooks:
-        for grade in notebook.grades:
-            if grade.max_score == 0 and grade.needs_manual_grade:
-                grade.needs_manual_grade = False
+    zero = [{"id": row.id, "needs_manual_grade": False} for row in _grade_rows(gb, assignment, student)
+            if row.max_score == 0 and row.needs_manual_grade]
+    if zero:
+        gb.db.execute(update(Grade), zero)
 
 
 def record_refused(gb: Gradebook, coursedir: CourseDirectory, submission: Submission, assignment: str,
@@ -192,7 +208,7 @@ def save_results(coursedir: CourseDirectory, student: str, assignment: str, resu
     mine |= {nb: result.to_json() | {"notebook": shown_path(result.notebook, Path(coursedir.root))}
              for nb, result in results.items()}
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(mine, indent=1, ensure_ascii=False), encoding="utf-8")
+    path.write_text(json.dumps(mine, ensure_ascii=False), encoding="utf-8")
 
 
 @dataclass
@@ -215,17 +231,16 @@ class Outcome:
 def read_back(gb: Gradebook, assignment: str, student: str, refused: str | None) -> Outcome:
     """What the gradebook holds for one student: score and maximum per grade cell."""
     outcome = Outcome(student, refused)
-    for notebook in gb.find_submission(assignment, student).notebooks:
-        for grade in sorted(notebook.grades, key=lambda g: g.cell.name):
-            outcome.scores[grade.name] = grade.score
-            outcome.max_scores[grade.name] = grade.max_score
-            if grade.needs_manual_grade and grade.manual_score is None:
-                outcome.pending.add(grade.name)
+    for row in _grade_rows(gb, assignment, student):
+        outcome.scores[row.name] = row.score
+        outcome.max_scores[row.name] = row.max_score
+        if row.needs_manual_grade and row.manual_score is None:
+            outcome.pending.add(row.name)
     return outcome
 
 
 class Recorder:
-    """Records students one at a time in one gradebook session, committed once per student."""
+    """Records students one at a time in one gradebook session, committed about once a second."""
 
     def __init__(self, app: AutogradeApp, coursedir: CourseDirectory, assignment: str):
         self.coursedir, self.assignment = coursedir, assignment
@@ -238,25 +253,26 @@ class Recorder:
         self.converter = BatchAutograde(app, coursedir, logger)
 
     def settle(self, submission: Submission, results: dict[tuple[str, str], GradeResult]) -> Outcome:
-        """Record one student (their notebooks' results keyed by ``(student, notebook id)``) and commit;
-        returns what the gradebook then holds for them (and why nbgrader refused the submission, if it did)."""
+        """Record one student (their notebooks' results keyed by ``(student, notebook id)``), committed with the
+        students recorded about the same time (:meth:`BatchGradebook.student`); returns what the gradebook then
+        holds for them (and why nbgrader refused the submission, if it did)."""
         gradebook = self.batch.gradebook
         reason: str | None
-        if submission.refused:
-            reason = submission.refused
-        elif submission.notebooks:
-            reason = record(self.converter, self._collect, submission, self.assignment, results)
-        else:
-            found = sorted(p.name for p in submission.folder.iterdir()) if submission.folder.is_dir() else []
-            expected = ", ".join(f"{nb}.ipynb" for nb in notebook_ids(gradebook, self.assignment))
-            reason = f"no {expected} in the submission (it holds: {', '.join(found) or 'nothing'})"
-        if reason is None:
-            release_zero_point_tasks(gradebook, self.assignment, submission.student)
-        else:
-            self.batch.rollback()  # whatever nbgrader had written for this student before it refused
-            record_refused(gradebook, self.coursedir, submission, self.assignment, reason)
-        outcome = read_back(gradebook, self.assignment, submission.student, reason)
-        self.batch.commit()
+        with self.batch.student() as savepoint:
+            if submission.refused:
+                reason = submission.refused
+            elif submission.notebooks:
+                reason = record(self.converter, self._collect, submission, self.assignment, results)
+            else:
+                found = sorted(p.name for p in submission.folder.iterdir()) if submission.folder.is_dir() else []
+                expected = ", ".join(f"{nb}.ipynb" for nb in notebook_ids(gradebook, self.assignment))
+                reason = f"no {expected} in the submission (it holds: {', '.join(found) or 'nothing'})"
+            if reason is None:
+                release_zero_point_tasks(gradebook, self.assignment, submission.student)
+            else:
+                savepoint.undo()  # whatever nbgrader had written for this student before it refused
+                record_refused(gradebook, self.coursedir, submission, self.assignment, reason)
+            outcome = read_back(gradebook, self.assignment, submission.student, reason)
         save_results(self.coursedir, submission.student, self.assignment,
                      {nb: results[(submission.student, nb)] for nb in submission.notebooks
                       if (submission.student, nb) in results})
@@ -264,4 +280,6 @@ class Recorder:
         return outcome
 
     def close(self) -> None:
+        """Commit the students recorded (not one whose recording an exception stopped), and close the gradebook."""
+        self.batch.commit()
         self._open.close()

@@ -1,4 +1,4 @@
-"""One gradebook session for a whole batch: nbgrader's converter and preprocessors, committing once per student.
+"""One gradebook session for a whole batch: nbgrader's converter and preprocessors, committing about once a second.
 
 Recording one student through nbgrader's ``Autograde`` converter opens ``Gradebook(db_url)`` about ten
 times (each open runs SQLAlchemy's ``create_all`` and nbgrader's ``check_course``) and commits about
@@ -9,8 +9,8 @@ instead a handle on one shared :class:`~nbgrader.api.Gradebook`
 
 - leaving its ``with`` block does not close it;
 - its ``gb.db.commit()`` sends the SQL (``flush``: the next query sees it) and expires the loaded
-  objects, as a commit does, so nbgrader re-reads computed columns (a notebook's score for the late
-  penalty) exactly as its fresh sessions would; it does not commit;
+  objects a recording changes, as a commit does, so nbgrader re-reads computed columns (a notebook's score for
+  the late penalty) exactly as its fresh sessions would; it does not commit;
 - ``Gradebook(db_url)`` with nbgrader's default course id still runs ``check_course`` once, so the
   gradebook's rows are the same as nbgrader's own run leaves;
 - its lookups of the assignment's own definition (``find_notebook``, ``find_source_cell``,
@@ -24,24 +24,30 @@ On SQLite each transaction of the batch session takes the database's write lock 
 them, up to :data:`LOCK_WAIT` seconds: two writers never hold read locks they both need to upgrade
 (SQLite would refuse one of them at once rather than let them wait for each other).
 
-:meth:`BatchGradebook.commit` commits for real (once per student); :meth:`BatchGradebook.rollback`
-drops what a refused student's conversion had written. nbgrader's code runs unchanged; only the
-name ``Gradebook`` in its modules points here for the duration of the batch.
+Each student is a savepoint (:meth:`BatchGradebook.student`; its ``undo`` drops what a refused student's
+conversion had written); :meth:`BatchGradebook.commit` commits for real, about once a second. nbgrader's code
+runs unchanged; only the name ``Gradebook`` in its modules points here for the duration of the batch.
 """
 
 from __future__ import annotations
 
 import contextlib
+import time
 from collections.abc import Iterator
 from types import SimpleNamespace
 from typing import Any
 
-from nbgrader.api import Gradebook, MissingEntry
+from nbgrader.api import Assignment, BaseCell, Course, Gradebook, MissingEntry, Notebook
 from sqlalchemy import event
 
 from reading_maths.nbgrader.patches import gradebooks_opened_by
 
 LOCK_WAIT = 600
+"""Seconds a recording waits for another program's write to the gradebook to commit before it gives up."""
+
+COMMIT_AFTER = 1.0
+"""Seconds of recorded students a batch commits together: each commit is an ``fsync``, and other writers (formgrader,
+another nbgrader command) wait for the batch's write lock at most about this long between its commits."""
 """Seconds a recording waits for another program's write to the gradebook to commit before it gives up."""
 
 
@@ -86,15 +92,26 @@ def _index_lookups(engine: Any) -> None:
                 f"CREATE INDEX IF NOT EXISTS ix_reading_maths_{table}_{column} ON {table} ({column})")
 
 
+DEFINITIONS = (Course, Assignment, Notebook, BaseCell)
+"""What the assignment is (its notebooks and cells): recording a student never changes these rows."""
+
+
 class _DeferredSession:
-    """A SQLAlchemy session whose ``commit`` flushes and expires instead of committing."""
+    """A SQLAlchemy session whose ``commit`` flushes and expires instead of committing.
+
+    It expires what a recording writes or computes from what it writes (students, submissions, grades, comments,
+    their scores), not the assignment's definition (:data:`DEFINITIONS`), which nbgrader would otherwise read
+    again, cell by cell, for every student.
+    """
 
     def __init__(self, session: Any):
         self._session = session
 
     def commit(self) -> None:
         self._session.flush()
-        self._session.expire_all()
+        for instance in list(self._session.identity_map.values()):
+            if not isinstance(instance, DEFINITIONS):
+                self._session.expire(instance)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._session, name)
@@ -161,6 +178,19 @@ class _Handle:
         return getattr(self._gradebook, name)
 
 
+class _Savepoint:
+    """A savepoint for one student's recording (:meth:`BatchGradebook.student`)."""
+
+    def __init__(self, session: Any):
+        self._session = session
+        self.nested = session.begin_nested()
+
+    def undo(self) -> None:
+        """Drop what this student's recording wrote so far, and go on from there."""
+        self.nested.rollback()
+        self.nested = self._session.begin_nested()
+
+
 class BatchGradebook:
     """One :class:`~nbgrader.api.Gradebook` session for a batch; see the module docstring."""
 
@@ -172,6 +202,8 @@ class BatchGradebook:
         self._session = self.gradebook.db
         self.gradebook.db = _DeferredSession(self._session)
         self._courses = {course_id}
+        self._since: float | None = None
+        """when the first student not yet committed was recorded"""
         self._definitions: dict[tuple[str, str], _Definition] = {}
 
     def open(self, db_url: str, course_id: str = "default_course", authenticator: Any = None) -> Any:
@@ -186,10 +218,28 @@ class BatchGradebook:
     def commit(self) -> None:
         """Commit everything recorded since the last commit (one ``fsync``)."""
         self._session.commit()
+        self._since = None
 
     def rollback(self) -> None:
         """Drop everything recorded since the last commit."""
         self._session.rollback()
+        self._since = None
+
+    @contextlib.contextmanager
+    def student(self) -> Iterator[_Savepoint]:
+        """One student's recording, a savepoint in the batch's transaction: an exception drops all of it, and
+        :meth:`_Savepoint.undo` what was written so far. Committed with the others at most :data:`COMMIT_AFTER`
+        seconds after the first of them (so a class is a few transactions, not one per student)."""
+        savepoint = _Savepoint(self._session)
+        try:
+            yield savepoint
+        except BaseException:
+            savepoint.nested.rollback()
+            raise
+        savepoint.nested.commit()
+        self._since = self._since or time.monotonic()
+        if time.monotonic() - self._since >= COMMIT_AFTER:
+            self.commit()
 
     def close(self) -> None:
         self.rollback()
