@@ -29,7 +29,7 @@ from classroom.builder import answered
 from classroom.stock import use_stock_nbgrader
 from reading_maths.kit.reference import SECRET_FILE
 from reading_maths.nbgrader.environment import nbgrader_env
-from reading_maths.nbgrader.session import LOOKUP_INDEXES
+from reading_maths.nbgrader.session import LOOKUP_INDEXES, batch_gradebook
 from reading_maths.notebook import is_test_cell
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.kernel]
@@ -391,6 +391,28 @@ def test_bulk_recording_equals_nbgraders_own_converter(prepared, tmp_path):
         assert not gb.find_submission_notebook(ASSIGNMENT, ASSIGNMENT, "right").late_submission_penalty
         tampered = gb.find_submission_notebook(ASSIGNMENT, ASSIGNMENT, "tampered")
         assert tampered.score == gb.find_submission_notebook(ASSIGNMENT, ASSIGNMENT, "right").score > 0
+
+
+def test_a_batch_keeps_the_students_it_finished_and_drops_a_refused_or_interrupted_one(tmp_path, monkeypatch):
+    """Students share a transaction, each in a savepoint: undo drops only what that student wrote, an exception
+    drops that student only, and the students recorded before are committed when the batch closes."""
+    monkeypatch.setenv("PATH", nbgrader_env()["PATH"])  # a new gradebook runs alembic
+    url = f"sqlite:///{tmp_path / 'gradebook.db'}"
+    with Gradebook(url) as gb:
+        gb.add_assignment("a")
+    with batch_gradebook(url, "default_course") as batch:
+        with batch.student():
+            batch.gradebook.add_student("finished")
+        with pytest.raises(RuntimeError), batch.student():
+            batch.gradebook.add_student("interrupted")
+            raise RuntimeError("grading stopped here")
+        with batch.student() as savepoint:
+            batch.gradebook.add_student("refused-first-write")
+            savepoint.undo()
+            batch.gradebook.add_student("refused")
+        batch.commit()
+    with Gradebook(url) as gb:
+        assert sorted(s.id for s in gb.students) == ["finished", "refused"]
 
 
 def test_deleted_test_cells_are_put_back_and_graded(prepared, tmp_path):
