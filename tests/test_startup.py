@@ -54,3 +54,25 @@ with started_pool(settings, 2, Path({str(ROOT)!r}), "code") as pool:
     print(json.dumps([pool.submit(seen).result() for _ in range(4)]))
 """)[0]
     assert found == [[[], 1]] * 4  # no nbgrader in a worker; each has its fork server and a child waiting
+
+
+@pytest.mark.sandbox
+def test_a_batch_whose_early_worker_died_is_graded_by_new_ones():
+    score, out_of, why = python(f"""
+import json, os
+from pathlib import Path
+from reading_maths.grading.batch import grade_many, started_pool
+from reading_maths.grading.engine import Settings
+from reading_maths.sandbox.process import choose
+
+root = Path({str(ROOT)!r})
+settings = Settings(choose(), budget=30.0)
+with started_pool(settings, 1, root, "code") as pool:
+    died = pool.submit(os._exit, 1)  # the worker dies before it is handed the batch: the pool is broken
+    why = type(died.exception()).__name__
+    result, = grade_many([root / "source" / "code" / "code.ipynb"], settings, jobs=1, root=root, assignment="code",
+                         progress=False, pool=pool)
+print(json.dumps([result.score, result.max_score, why]))
+""")[0]
+    assert why == "BrokenProcessPool"
+    assert score == out_of > 0

@@ -8,7 +8,8 @@ import logging
 import multiprocessing
 import os
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -150,11 +151,18 @@ def graded_in_pool(paths: list[Path], settings: Settings, jobs: int, root: Path,
     """``jobs`` local processes on ``jobs`` cores (``pool``: these, started before, :func:`started_pool`); yields
     ``(index, result or error)`` as each notebook finishes."""
     ahead = replace(settings, ahead=True)  # each worker starts its next child while it grades
+
+    def hand_over(workers: ProcessPoolExecutor) -> dict[Future, int]:
+        return {workers.submit(grade_one, p, ahead, root, assignment): i for i, p in enumerate(paths)}
+
     with contextlib.ExitStack() as running:
-        if pool is None:
-            pool = running.enter_context(started_pool(settings, jobs, root, assignment, workers=len(paths),
-                                                      load_here=True))
-        futures = {pool.submit(grade_one, p, ahead, root, assignment): i for i, p in enumerate(paths)}
+        futures = None
+        if pool is not None:
+            with contextlib.suppress(BrokenProcessPool):  # a worker started early died before it had a notebook
+                futures = hand_over(pool)
+        if futures is None:
+            futures = hand_over(running.enter_context(started_pool(settings, jobs, root, assignment,
+                                                                   workers=len(paths), load_here=True)))
         for future in as_completed(futures):
             try:
                 yield futures[future], future.result()
