@@ -76,4 +76,4 @@ lint: $(STAMP)
 clean:
 	rm -rf $(VENV) autograded/* submitted feedback exchange gradebook.db
 
-bench: $(STAMP) system-packages ; $(BIN)/python benchmarks/bench.py  # slow (about half an hour), not part of test: see benchmarks/README.md
+bench: $(STAMP) system-packages ; $(BIN)/python benchmarks/bench.py  # slow (about 40 minutes), not part of test: see benchmarks/README.md

@@ -17,23 +17,28 @@ the driver records it, and counts CPU seconds:
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
+import importlib
 import json
-import os
 import resource
 import sys
 import time
 from collections import defaultdict
 from pathlib import Path
 
+from sandbox_cpu import tree_cpu  # beside this file
+
 T0, C0 = time.perf_counter(), time.process_time()
-from reading_maths.nbgrader import autograde as ag  # noqa: E402 - the import is what is timed
-from reading_maths.sandbox import child_starter, stopping  # noqa: E402
+from reading_maths.nbgrader import autograde as ag  # noqa: E402 - the imports are what is timed
+from reading_maths.sandbox import child_starter  # noqa: E402
 from reading_maths.sandbox.process import choose  # noqa: E402
 
+for _name in ("nbgrader.apps", "nbgrader.api"):  # autograde imports nbgrader where it uses it: timed here too
+    importlib.import_module(_name)
+
 IMPORTS, IMPORTS_CPU = time.perf_counter() - T0, time.process_time() - C0
-TICK = os.sysconf("SC_CLK_TCK")
 
 cpu: dict[str, float] = defaultdict(float)
 wall: dict[str, float] = defaultdict(float)
@@ -63,28 +68,10 @@ def meter(owner, attr: str, name: str) -> None:
     setattr(owner, attr, timed)
 
 
-def process_cpu(pids: list[int]) -> float:
-    """User + system seconds of these processes and of every process under them, while they live."""
-    total, seen = 0.0, set()
-    while pids:
-        pid = pids.pop()
-        if pid in seen:
-            continue
-        seen.add(pid)
-        try:
-            with open(f"/proc/{pid}/stat") as fh:
-                fields = fh.read().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        total += sum(int(f) for f in fields[11:15]) / TICK  # utime, stime, and those of reaped children
-        pids += stopping._children(pid)
-    return total
-
-
 def counted_stop(original):
     @functools.wraps(original)
     def stop(child, group=None):
-        cpu["sandboxed children (their own CPU: set-up, student cells, calls)"] += process_cpu(
+        cpu["sandboxed children (their own CPU: set-up, student cells, calls)"] += tree_cpu(
             [pid for pid in (child.pid, getattr(child, "init", None)) if pid])
         counts["sandboxed children (their own CPU: set-up, student cells, calls)"] += 1
         return original(child, group)
@@ -106,7 +93,8 @@ def instrument() -> None:
     meter(child_starter.Starter, "take", "trusted: taking a child started ahead, starting the next")
     meter(session.StudentSession, "_run", "trusted: following the child through the cells")
     meter(session.StudentSession, "call", "trusted: calls into the sandbox (wire, pipes)")
-    meter(graderfile.GraderFile, "run", "trusted: the graders' comparisons and diagnoses")
+    for step in ("run", "start", "finish"):  # the public run's cases, then the hidden run's
+        meter(graderfile.GraderFile, step, "trusted: the graders' comparisons and diagnoses")
     meter(session.StudentSession, "close", "trusted: stopping the child")
     meter(engine, "grade", "trusted: the rest of grading a notebook")
     meter(Exporter, "from_filename", "recording: nbgrader's preprocessors (one pass)")
@@ -135,16 +123,24 @@ def serial_grade_many(paths, settings, *, root, assignment=None, on_result=None,
 
 
 def fork_server_cpu() -> tuple[float, bool]:
-    """The fork servers' own CPU (their start and imports), and whether there was one."""
+    """The fork servers' own CPU (their start and imports; not that of the children they reaped, each counted when
+    it was stopped), and whether there was one."""
     found = [s._fork_server._process for s in child_starter._made.values()
              if s._fork_server and s._fork_server._process]
-    return sum(process_cpu([z.pid]) for z in found), bool(found)
+    return sum(tree_cpu([z.pid], reaped=False) for z in found), bool(found)
+
+
+@contextlib.contextmanager
+def no_pool(*_, **__):
+    """Instead of the pool autograde starts before it finds the submissions: every notebook is graded here."""
+    yield None
 
 
 def main() -> None:
     course, assignment = Path(sys.argv[1]), sys.argv[2]
     instrument()
     ag.grade_many = serial_grade_many
+    ag.started_pool = no_pool
     settings = ag.Settings(choose())
     wall0, cpu0 = time.perf_counter(), time.process_time()
     outcomes = ag.autograde(course, assignment, settings, progress=False)

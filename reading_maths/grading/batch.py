@@ -8,16 +8,23 @@ import logging
 import multiprocessing
 import os
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from reading_maths.course import Assignment
 from reading_maths.course import assignment as course_assignment
+from reading_maths.grading.budget import budget_for
 from reading_maths.grading.engine import NotGradable, Settings, grade
 from reading_maths.results import GradeResult, QuestionResult
+from reading_maths.sandbox.child_starter import starter
+
+if TYPE_CHECKING:
+    from multiprocessing.synchronize import Lock
 
 
 def failed_to_grade(path: Path, assignment: Assignment | None, reason: str) -> GradeResult:
@@ -50,15 +57,68 @@ WORKER_NICENESS = 15
 """How much less the graders (and the sandboxed children they start) weigh than this process, which records:
 recording is one process's work, and it must keep up with all of them."""
 
+log = logging.getLogger(__name__)
 
-def forked_pool(workers: int, root: Path, assignment: str | None) -> ProcessPoolExecutor:
-    """A pool of ``workers`` processes forked from this one once the assignment's graders and reference are
-    loaded here, so that they start with them (and with Otter and NumPy imported) instead of each loading
-    its own; :data:`WORKER_NICENESS` below this process."""
-    if assignment:
+
+MEASURING_WAIT = 60.0
+"""Seconds a warming worker waits for another to measure the reference's grading time before it measures it too."""
+
+
+def warm_up(settings: Settings, root: Path, assignment: str | None, measuring: Lock | None = None) -> None:
+    """A pool worker made ready for its first notebook of ``assignment`` (None: not known yet, nothing loaded):
+    the graders loaded (at this process's priority: nothing is recorded yet), then :data:`WORKER_NICENESS`,
+    then the fork server started with a child waiting (:meth:`~reading_maths.sandbox.child_starter.Starter.prepare`;
+    they are as nice as the worker) and the notebook's time budget known (the reference graded, when the course
+    has not kept its time, by the first worker to hold ``measuring``; the others then read what it kept).
+    Never raises: what failed here is done, or reported, when a notebook is graded."""
+    known = None
+    try:
+        if assignment is not None:
+            known = course_assignment(root, assignment)
+            known.graders  # noqa: B018 - loaded (and cached) now
+    except Exception:  # noqa: BLE001 - an unknown assignment, a broken grader: said when a notebook is graded
+        log.debug("loading the graders of %s failed", assignment, exc_info=True)
+        known = None
+    os.nice(WORKER_NICENESS)  # before any child is started: each inherits it
+    if known is None:
+        return
+    try:
+        if settings.ahead and settings.sandbox.isolated:
+            starter(settings.sandbox, known.imports).prepare()
+        held = measuring is not None and measuring.acquire(timeout=MEASURING_WAIT)
+        try:
+            budget_for(known, settings)
+        finally:
+            if held and measuring is not None:
+                measuring.release()
+    except Exception:  # noqa: BLE001 - a sandbox that cannot start here: said when a notebook is graded
+        log.debug("warming up for %s failed", assignment, exc_info=True)
+
+
+@contextlib.contextmanager
+def started_pool(settings: Settings, jobs: int, root: Path, assignment: str | None, *, workers: int | None = None,
+                 load_here: bool = False) -> Iterator[ProcessPoolExecutor]:
+    """``jobs`` grading processes (0: one per core) on ``jobs`` cores (:func:`kept_to`), forked from this one
+    now, each warming up at once (:func:`warm_up`, children started ahead), so that a batch's once-per-run
+    work overlaps: started before this process imports nbgrader and opens the gradebook, the workers load the
+    graders and start their fork servers meanwhile (and import nothing of nbgrader, whose modules they never
+    use).  ``workers``: fewer processes than ``jobs`` (a batch of fewer notebooks), on as many cores.
+    ``load_here``: the graders are loaded here before the fork, so that the workers start with them (for a batch
+    whose notebooks are already known: nothing else to do here meanwhile)."""
+    jobs = jobs or os.cpu_count() or 1
+    workers = max(1, min(jobs, workers or jobs))
+    if load_here and assignment:
         course_assignment(root, assignment).graders  # noqa: B018 - loaded (and cached) before the fork
-    return ProcessPoolExecutor(max(1, workers), mp_context=multiprocessing.get_context("fork"),
-                               initializer=os.nice, initargs=(WORKER_NICENESS,))
+    fork = multiprocessing.get_context("fork")
+    warm = (replace(settings, ahead=True), root, assignment, fork.Lock())
+    with kept_to(jobs), ProcessPoolExecutor(workers, mp_context=fork, initializer=warm_up, initargs=warm) as pool:
+        for _ in range(workers):  # every worker forked now (each warms up before it takes a task)
+            pool.submit(int)
+        try:
+            yield pool
+        except BaseException:  # the batch stops (Ctrl-C, the gradebook refused): the notebooks not begun are not
+            pool.shutdown(wait=True, cancel_futures=True)
+            raise
 
 
 @contextlib.contextmanager
@@ -86,12 +146,23 @@ def progress_bar(total: int, shown: bool = True) -> Iterator[Callable[[], None]]
         yield lambda: bar.advance(task)
 
 
-def graded_in_pool(paths: list[Path], settings: Settings, jobs: int, root: Path,
-                   assignment: str | None) -> Iterator[tuple[int, GradeResult | BaseException]]:
-    """``jobs`` local processes on ``jobs`` cores; yields ``(index, result or error)`` as each notebook finishes."""
+def graded_in_pool(paths: list[Path], settings: Settings, jobs: int, root: Path, assignment: str | None,
+                   pool: ProcessPoolExecutor | None = None) -> Iterator[tuple[int, GradeResult | BaseException]]:
+    """``jobs`` local processes on ``jobs`` cores (``pool``: these, started before, :func:`started_pool`); yields
+    ``(index, result or error)`` as each notebook finishes."""
     ahead = replace(settings, ahead=True)  # each worker starts its next child while it grades
-    with kept_to(jobs), forked_pool(min(jobs, len(paths)), root, assignment) as pool:
-        futures = {pool.submit(grade_one, p, ahead, root, assignment): i for i, p in enumerate(paths)}
+
+    def hand_over(workers: ProcessPoolExecutor) -> dict[Future, int]:
+        return {workers.submit(grade_one, p, ahead, root, assignment): i for i, p in enumerate(paths)}
+
+    with contextlib.ExitStack() as running:
+        futures = None
+        if pool is not None:
+            with contextlib.suppress(BrokenProcessPool):  # a worker started early died before it had a notebook
+                futures = hand_over(pool)
+        if futures is None:
+            futures = hand_over(running.enter_context(started_pool(settings, jobs, root, assignment,
+                                                                   workers=len(paths), load_here=True)))
         for future in as_completed(futures):
             try:
                 yield futures[future], future.result()
@@ -102,9 +173,10 @@ def graded_in_pool(paths: list[Path], settings: Settings, jobs: int, root: Path,
 def grade_many(paths: Iterable[Path], settings: Settings, *, jobs: int = 0, root: Path,
                assignment: str | None = None, progress: bool = True,
                on_result: Callable[[int, GradeResult], None] | None = None,
-               scheduler: str | None = None) -> list[GradeResult]:
-    """Grade notebooks in parallel, in the order given: ``jobs`` local processes (0 = one per core), or
-    the Dask cluster whose scheduler is at ``scheduler`` (:mod:`reading_maths.grading.remote`).
+               scheduler: str | None = None, pool: ProcessPoolExecutor | None = None) -> list[GradeResult]:
+    """Grade notebooks in parallel, in the order given: ``jobs`` local processes (0 = one per core; ``pool``: the
+    ones :func:`started_pool` started before), or the Dask cluster whose scheduler is at ``scheduler``
+    (:mod:`reading_maths.grading.remote`).
 
     ``on_result(index, result)`` runs here, once per notebook, as each finishes, while the others are graded.
     """
@@ -115,7 +187,7 @@ def grade_many(paths: Iterable[Path], settings: Settings, *, jobs: int = 0, root
 
         completions = graded_on_cluster(paths, settings, scheduler, root, assignment)
     else:
-        completions = graded_in_pool(paths, settings, jobs or os.cpu_count() or 1, root, assignment)
+        completions = graded_in_pool(paths, settings, jobs or os.cpu_count() or 1, root, assignment, pool)
     with progress_bar(len(paths), progress) as advance:
         for i, outcome in completions:
             if i in results:

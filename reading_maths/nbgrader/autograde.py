@@ -23,20 +23,25 @@ import contextlib
 import glob
 import os
 import re
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-
-from nbgrader.api import Gradebook, MissingEntry
-from nbgrader.apps import AutogradeApp
-from nbgrader.coursedir import CourseDirectory
+from typing import TYPE_CHECKING
 
 from reading_maths.course import assignments as course_assignments
-from reading_maths.grading.batch import grade_many
+from reading_maths.grading.batch import grade_many, started_pool
 from reading_maths.grading.engine import Settings
 from reading_maths.inputs import unsafe_entries
 from reading_maths.nbgrader.environment import use_nbgrader_env
-from reading_maths.nbgrader.recording import Outcome, Recorder, notebook_ids
 from reading_maths.results import GradeResult
+
+# nbgrader (and the recording, built on it) is imported where it is used: :func:`autograde` starts the
+# graders' processes first, and they import none of it
+if TYPE_CHECKING:
+    from nbgrader.apps import AutogradeApp
+    from nbgrader.coursedir import CourseDirectory
+
+    from reading_maths.nbgrader.recording import Outcome
 
 
 @dataclass
@@ -53,6 +58,9 @@ class Submission:
 
 def open_course(root: Path, assignment: str) -> tuple[AutogradeApp, CourseDirectory]:
     """nbgrader's configuration, loaded as ``nbgrader autograde`` loads it (course folder, Jupyter paths)."""
+    from nbgrader.api import Gradebook, MissingEntry
+    from nbgrader.apps import AutogradeApp
+
     use_nbgrader_env()
     app = AutogradeApp()
     with contextlib.chdir(root):
@@ -72,6 +80,10 @@ def open_course(root: Path, assignment: str) -> tuple[AutogradeApp, CourseDirect
 
 def find_submissions(coursedir: CourseDirectory, assignment: str, student: str | None = None) -> list[Submission]:
     """Step 1: the students' folders under ``submitted/`` (nbgrader's layout), sorted by student id."""
+    from nbgrader.api import Gradebook
+
+    from reading_maths.nbgrader.recording import notebook_ids
+
     pattern = coursedir.format_path(coursedir.submitted_directory, "(?P<student>[^/]+)", assignment, escape=True)
     with Gradebook(coursedir.db_url, coursedir.course_id) as gb:
         notebooks = notebook_ids(gb, assignment)
@@ -102,14 +114,17 @@ def nothing_to_grade(coursedir: CourseDirectory, assignment: str, student: str |
 
 
 def grade_and_record(submissions: list[Submission], settings: Settings, root: Path, assignment: str, *,
-                     jobs: int = 0, scheduler: str | None = None, progress: bool = True) -> dict[str, Outcome]:
+                     jobs: int = 0, scheduler: str | None = None, progress: bool = True,
+                     pool: ProcessPoolExecutor | None = None) -> dict[str, Outcome]:
     """Step 2: every notebook graded in ``jobs`` local processes (0: one per core; fewer than the machine's
-    cores keep all of this to that many) or on the Dask cluster at ``scheduler``, and each student
-    recorded here, with one :class:`Recorder`, as soon as all of their notebooks are back (while the
-    others are graded); returns each student's :class:`Outcome`.
+    cores keep all of this to that many; ``pool``: these, already started) or on the Dask cluster at
+    ``scheduler``, and each student recorded here, with one :class:`Recorder`, as soon as all of their
+    notebooks are back (while the others are graded); returns each student's :class:`Outcome`.
 
     Recording is one process's work, with nothing waiting on it: the graders never stop for the gradebook.
     """
+    from reading_maths.nbgrader.recording import Recorder
+
     keys = [(s.student, nb) for s in submissions for nb in s.notebooks]
     paths = [s.notebooks[nb] for s in submissions for nb in s.notebooks]
     owner = {s.student: s for s in submissions}
@@ -126,7 +141,7 @@ def grade_and_record(submissions: list[Submission], settings: Settings, root: Pa
     try:
         if paths:
             grade_many(paths, settings, jobs=jobs, root=root, assignment=assignment, progress=progress,
-                       on_result=arrived, scheduler=scheduler)
+                       on_result=arrived, scheduler=scheduler, pool=pool)
         for submission in submissions:
             if submission.student not in outcomes:  # no notebook to grade: settled here
                 outcomes[submission.student] = recorder.settle(submission, results)
@@ -141,10 +156,16 @@ def autograde(root: Path, assignment: str, settings: Settings, *, student: str |
 
     ``jobs`` local processes grade (0: one per core); ``scheduler``: grade on the Dask cluster at this address
     (``tcp://host:8786``) instead. Either way this process records.
+
+    For a whole class, the local processes are started first (:func:`~reading_maths.grading.batch.started_pool`):
+    they load the graders and start their sandboxes while this process imports nbgrader, reads its
+    configuration and finds the submissions.
     """
     root = Path(root).resolve()
-    _, coursedir = open_course(root, assignment)
-    submissions = find_submissions(coursedir, assignment, student)
-    outcomes = grade_and_record(submissions, settings, root, assignment, jobs=jobs, scheduler=scheduler,
-                                progress=progress)
+    with contextlib.ExitStack() as running:
+        pool = None if scheduler or student else running.enter_context(started_pool(settings, jobs, root, assignment))
+        _, coursedir = open_course(root, assignment)
+        submissions = find_submissions(coursedir, assignment, student)
+        outcomes = grade_and_record(submissions, settings, root, assignment, jobs=jobs, scheduler=scheduler,
+                                    progress=progress, pool=pool)
     return [outcomes[s.student] for s in submissions]

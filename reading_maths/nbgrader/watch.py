@@ -17,16 +17,11 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
+from nbgrader.apps import AutogradeApp
 from nbgrader.auth import Authenticator
 
 from reading_maths.grading.engine import Settings
-from reading_maths.nbgrader.autograde import (
-    AutogradeApp,
-    Submission,
-    autograde,
-    find_submissions,
-    open_course,
-)
+from reading_maths.nbgrader.autograde import Submission, autograde, find_submissions, open_course
 from reading_maths.nbgrader.exchange import SafeCollect
 from reading_maths.nbgrader.recording import Outcome, results_path
 

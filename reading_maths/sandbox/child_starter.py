@@ -57,6 +57,12 @@ class Starter:
                 self._fork_server = None
         return slot, self.sandbox.spawn(None, slot, self.preload)
 
+    def prepare(self) -> None:
+        """Start the fork server and the first notebook's child now, before any notebook is asked for (a worker
+        process warming up while its batch's notebooks are still being found): the first :meth:`take` finds one."""
+        if self._ready is None:
+            self._ready = self._spawn()
+
     def take(self) -> Started:
         """A child that has run nothing yet (started ahead when it is still alive, else now); the next one is
         started before this returns."""

@@ -1,0 +1,82 @@
+"""The CPU of a batch's sandboxed processes, which no ``getrusage`` of the command sees.
+
+A sandboxed child is killed through its PID namespace and reaped inside its sandbox (the fork server's or
+bubblewrap's), and the fork server's own sandbox dies the same way: none of it is ever reaped by a process of the
+command, so the command's ``RUSAGE_CHILDREN`` holds none of their CPU. :func:`counting` reads it from ``/proc``
+instead, just before each child is stopped (its processes' user and system time, and that of the processes they
+reaped) and just before each fork server is closed (its processes' own time: the children it reaped are counted
+already), in this process and every process forked from it after the call (the pool's workers), into one shared
+total.
+"""
+
+from __future__ import annotations
+
+import functools
+import multiprocessing
+import os
+from multiprocessing.sharedctypes import Synchronized
+
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def _children(pid: int) -> list[int]:
+    found: list[int] = []
+    try:
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{task}/children") as fh:
+                found += [int(c) for c in fh.read().split()]
+    except (OSError, ValueError):
+        pass
+    return found
+
+
+def tree_cpu(pids: list[int], reaped: bool = True) -> float:
+    """User and system seconds of these processes and of every process under them, while they live; ``reaped``:
+    with those of the processes they have reaped."""
+    total, seen, pids = 0.0, set(), list(pids)
+    while pids:
+        pid = pids.pop()
+        if pid in seen:
+            continue
+        seen.add(pid)
+        try:
+            with open(f"/proc/{pid}/stat") as fh:
+                fields = fh.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += sum(int(f) for f in fields[11:15 if reaped else 13]) / TICK  # utime, stime(, cutime, cstime)
+        pids += _children(pid)
+    return total
+
+
+def counting() -> Synchronized:
+    """Count, from now on, the CPU of every sandboxed child stopped and every fork server closed, in this process
+    and the processes it forks; returns the shared total (seconds)."""
+    from reading_maths.sandbox import child_starter, fork_server_client, notebook_run
+
+    total = multiprocessing.get_context("fork").Value("d", 0.0)
+
+    def add(seconds: float) -> None:
+        with total.get_lock():
+            total.value += seconds
+
+    def counted(stop):
+        @functools.wraps(stop)
+        def stopping(child, *args, **kwargs):
+            add(tree_cpu([child.pid]))
+            return stop(child, *args, **kwargs)
+
+        return stopping
+
+    child_starter.stop = counted(child_starter.stop)  # a child the starter hands out (the pool's way)
+    notebook_run.kill = counted(notebook_run.kill)  # a child bubblewrap started for one notebook
+    close = fork_server_client.ForkServer.close
+
+    @functools.wraps(close)
+    def closing(self) -> None:
+        if self._process is not None and self._process.poll() is None:
+            add(tree_cpu([self._process.pid], reaped=False))
+        close(self)
+
+    fork_server_client.ForkServer.close = closing
+    return total

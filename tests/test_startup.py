@@ -1,0 +1,78 @@
+"""A batch's start-up: Otter's package body run only when one of its names is asked for, and the pool of
+``reading-maths autograde`` started before nbgrader is imported, its workers warm and free of nbgrader."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT
+
+HEAVY = ("pandas", "nbconvert", "otter.api", "otter.run", "nbgrader", "sqlalchemy", "jupyter_server")
+
+
+def python(code: str) -> list:
+    """Run ``code`` in a fresh interpreter (nothing imported yet); what it printed, as JSON lines."""
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    return [json.loads(line) for line in done.stdout.splitlines()]
+
+
+@pytest.mark.slow
+def test_loading_the_graders_imports_otters_test_files_only_and_otter_stays_whole():
+    loaded, whole = python(f"""
+import json, sys
+from pathlib import Path
+from reading_maths.course import assignment
+assignment(Path({str(ROOT)!r}), "code").graders
+print(json.dumps([m for m in {HEAVY!r} if m in sys.modules]))
+import otter
+from otter import api
+print(json.dumps([otter.Notebook.__name__, otter.__version__, api.__name__, "pandas" in sys.modules]))
+""")
+    assert loaded == []
+    assert whole == ["Notebook", "7.0.0", "otter.api", True]
+
+
+@pytest.mark.sandbox
+def test_the_pool_starts_before_nbgrader_and_its_workers_warm_up_without_it():
+    found = python(f"""
+import json, sys
+from pathlib import Path
+from reading_maths.grading.batch import started_pool
+from reading_maths.grading.engine import Settings
+from reading_maths.sandbox.process import choose
+
+def seen():
+    from reading_maths.sandbox import child_starter
+    ready = [s for s in child_starter._made.values() if s._ready is not None]
+    return [m for m in {HEAVY!r} if m in sys.modules], len(ready)
+
+settings = Settings(choose(), budget=30.0)
+with started_pool(settings, 2, Path({str(ROOT)!r}), "code") as pool:
+    import nbgrader.apps  # this process imports nbgrader while the workers warm up
+    print(json.dumps([pool.submit(seen).result() for _ in range(4)]))
+""")[0]
+    assert found == [[[], 1]] * 4  # no nbgrader in a worker; each has its fork server and a child waiting
+
+
+@pytest.mark.sandbox
+def test_a_batch_whose_early_worker_died_is_graded_by_new_ones():
+    score, out_of, why = python(f"""
+import json, os
+from pathlib import Path
+from reading_maths.grading.batch import grade_many, started_pool
+from reading_maths.grading.engine import Settings
+from reading_maths.sandbox.process import choose
+
+root = Path({str(ROOT)!r})
+settings = Settings(choose(), budget=30.0)
+with started_pool(settings, 1, root, "code") as pool:
+    died = pool.submit(os._exit, 1)  # the worker dies before it is handed the batch: the pool is broken
+    why = type(died.exception()).__name__
+    result, = grade_many([root / "source" / "code" / "code.ipynb"], settings, jobs=1, root=root, assignment="code",
+                         progress=False, pool=pool)
+print(json.dumps([result.score, result.max_score, why]))
+""")[0]
+    assert why == "BrokenProcessPool"
+    assert score == out_of > 0
