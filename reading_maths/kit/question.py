@@ -9,6 +9,7 @@ names the catalogued :class:`Mistake` that explains it, if one does.
 from __future__ import annotations
 
 import copy
+import functools
 import numbers
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
@@ -239,7 +240,8 @@ class Question:
     def _diagnose_raised(self, student: Any, kind: str, args: tuple, kwargs: dict) -> Mistake | None:
         """The one catalogued mistake that raises an exception of the same kind on this input and agrees with the
         student on every probe where it differs from the right answer (raising, or in its values)."""
-        found = [m for m in self.mistakes if callable(m.impl) and _raises(m.impl, args, kwargs) == kind]
+        key = fingerprint((args, kwargs))
+        found = [m for m in self.mistakes if callable(m.impl) and self._raised_by(m.impl, args, kwargs, key) == kind]
         mine: dict[int, Any] = {}
         explains = [m for m in found if self._agrees_on_probes(student, m, mine)]
         return explains[0] if len(explains) == 1 else None
@@ -248,9 +250,10 @@ class Question:
         """Whether the student does what ``mistake`` does on every probe where it is wrong (``mine``: the student's
         results so far, by probe)."""
         for i, (a, k) in enumerate(self.probes):
-            wrong: Any = _raises(mistake.impl, a, k) or self._outputs_or_none(mistake.impl, a, k)
+            key = self._probe_keys[i]
+            wrong: Any = self._raised_by(mistake.impl, a, k, key) or self._outputs_or_none(mistake.impl, a, k, key)
             if not isinstance(wrong, str) and (
-                    wrong is None or _agree(wrong, self._outputs_or_none(None, a, k), self.rtol, self.atol)):
+                    wrong is None or _agree(wrong, self._outputs_or_none(None, a, k, key), self.rtol, self.atol)):
                 continue  # right on this probe: no evidence either way
             if i not in mine:
                 try:
@@ -354,11 +357,20 @@ class Question:
         return self._memo.outputs(impl, fingerprint((args, kwargs)) if key is None else key,
                                   lambda: self._normalise(impl(*_copy_args(args), **_copy_args(kwargs))))
 
-    def _outputs_or_none(self, impl: Callable[..., Any] | None, args: tuple, kwargs: dict
+    def _raised_by(self, impl: Callable[..., Any], args: tuple, kwargs: dict, key: Any) -> str | None:
+        """What a catalogued mistake raises on an input (:func:`_raises`), remembered per input as its outputs are
+        (``key``: the input's fingerprint)."""
+        return self._memo.raised(impl, key, lambda: _raises(impl, args, kwargs))
+
+    @functools.cached_property
+    def _probe_keys(self) -> list[Any]:
+        return [fingerprint((a, k)) for a, k in self.probes]
+
+    def _outputs_or_none(self, impl: Callable[..., Any] | None, args: tuple, kwargs: dict, key: Any = None
                          ) -> list[np.ndarray] | None:
         """:meth:`_outputs_of`, or None when they cannot be read."""
         try:
-            return self._outputs_of(impl, args, kwargs)
+            return self._outputs_of(impl, args, kwargs, key)
         except Exception:  # noqa: BLE001 - outputs that cannot be read tell nothing
             return None
 
