@@ -203,19 +203,22 @@ class Meter:
             raise SystemExit(f"cannot tell the service's and the hub's processes apart ({service}, {hub})")
         return cls(service[0], hub[0])
 
-    def read(self) -> tuple[float, float]:
+    def read(self) -> tuple[float, float, float]:
+        """CPU seconds so far: the service's processes, its own process (the web side and the desk's event loop,
+        its reader threads included), the hub's and its proxy's."""
         table = processes()
         service = tree_cpu(table, self.service)
-        return service, tree_cpu(table, self.hub) - service
+        own = Path(f"/proc/{self.service}/stat").read_text()
+        own = sum(int(x) for x in own[own.rindex(")") + 2:].split()[11:13]) / os.sysconf("SC_CLK_TCK")
+        return service, own, tree_cpu(table, self.hub) - service
 
 
 def metered(meter: Meter, step):
-    """``step()``'s value, the CPU seconds (service, hub and proxy) it took, and the load averages before and
-    after."""
+    """``step()``'s value, the CPU seconds (:meth:`Meter.read`) it took, and the load averages before and after."""
     load, before = os.getloadavg()[0], meter.read()
     value = step()
     after = meter.read()
-    return value, (after[0] - before[0], after[1] - before[1]), (load, os.getloadavg()[0])
+    return value, tuple(a - b for a, b in zip(after, before, strict=True)), (load, os.getloadavg()[0])
 
 
 def main() -> int:
@@ -270,7 +273,7 @@ def main() -> int:
     def row(what: str, times: list[float], rates: list[float] | None = None, cpu=None, loads=None,
             checks: int = 0) -> str:
         rate = f"{statistics.median(rates):.1f}" if rates else ""
-        used = f"{1000 * cpu[0] / checks:.0f} ms | {1000 * cpu[1] / checks:.0f} ms" if cpu else " | "
+        used = " | ".join(f"{1000 * c / checks:.0f} ms" for c in cpu) if cpu else " | | "
         load = f"{loads[0]:.1f} → {loads[1]:.1f}" if loads else ""
         return (f"| {what} | {statistics.median(times):.2f} s | {p95(times):.2f} s | {max(times):.2f} s | {rate} | "
                 f"{used} | {load} |")
@@ -283,9 +286,9 @@ def main() -> int:
         f"it), {platform.python_implementation()} {platform.python_version()}; the service's workers: {workers}; "
         "notebooks: `code` (5 questions, 67 points), each student's own; a check's budget: 30 s.",
         "",
-        "| what | median | p95 | max | checks per second | service CPU per check | hub + proxy CPU per check "
-        "| load average (1 min) before → after |",
-        "|---|---|---|---|---|---|---|---|",
+        "| what | median | p95 | max | checks per second | service CPU per check | of which its web side and desk "
+        "| hub + proxy CPU per check | load average (1 min) before → after |",
+        "|---|---|---|---|---|---|---|---|---|",
         *(row(*step) for step in steps),
         row(f"a student's page (GET api/checks), honest only ({len(honest_pages)} loads)", honest_pages),
         row(f"a student's page, with the hostile students ({len(attacked_pages)} loads)", attacked_pages),
@@ -293,7 +296,8 @@ def main() -> int:
         f"Honest p95 with the hostile students over honest only ({largest} students): "
         f"{attacked_p95:.2f} s / {honest_p95:.2f} s = {attacked_p95 / honest_p95:.2f}. CPU per check is the "
         "service's processes' CPU over the step (the hostile students' included, in the last step) divided by the "
-        "honest checks answered.",
+        "honest checks answered: its workers, their fork servers and sandboxed children, and its own process (the "
+        "web side, the desk's event loop and its reader threads).",
         "",
         "Every honest answer was its sender's, with the score `reading-maths grade` gives that notebook. "
         "What the hostile students got meanwhile (kind, HTTP status: count): "
