@@ -35,7 +35,6 @@ import logging
 import math
 import multiprocessing
 import os
-import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
@@ -139,14 +138,6 @@ def shown(result: GradeResult, rules: course_rules.Rules, questions: list[str]) 
     return data
 
 
-def grade_upload(data: bytes, settings: Settings, root: Path, assignment: str) -> GradeResult:
-    """Grade a notebook given as bytes (in a worker): written to a private folder, graded, removed."""
-    with tempfile.TemporaryDirectory(prefix="reading-maths-check-") as folder:
-        path = Path(folder) / f"{assignment}.ipynb"
-        path.write_bytes(data)
-        return grade_one(path, settings, root, assignment)
-
-
 @dataclass(frozen=True)
 class Checked:
     """A check graded by a worker: what the student is shown (``view``), and the row's ``shown`` and ``result``
@@ -157,12 +148,14 @@ class Checked:
     result: Encoded
 
 
-def check_upload(data: bytes, settings: Settings, root: Path, assignment: str, rules: course_rules.Rules,
-                 questions: list[str], head: dict) -> Checked:
-    """A check, in a worker: the notebook graded (:func:`grade_upload`), what the student is shown of it as
-    ``rules`` allow (:func:`shown`, with the check's ``head``: its id, user and notebook), and both made ready for
-    the record."""
-    result = grade_upload(data, settings, root, assignment)
+def check_upload(nb: nbformat.NotebookNode, settings: Settings, root: Path, assignment: str,
+                 rules: course_rules.Rules, questions: list[str], head: dict) -> Checked:
+    """A check, in a worker: the notebook (as the desk read it: it is not read again) graded as ``reading-maths
+    grade`` grades one (:func:`~reading_maths.grading.batch.grade_one`; messages name it ``<assignment>.ipynb``),
+    what the student is shown of it as ``rules`` allow (:func:`shown`, with the check's ``head``: its id, user and
+    notebook), and both made ready for the record."""
+    name = f"{assignment}.ipynb"
+    result = grade_one(Path(name), settings, root, assignment, shown=name, nb=nb)
     result.notebook = head["notebook"]
     view = bounded(shown(result, rules, questions) | head)
     return Checked(view, encoded(view, cut=False), encoded(result.to_json()))
@@ -256,6 +249,8 @@ class Asked:
     data: bytes
     assignment: str
     questions: list[str]
+    nb: nbformat.NotebookNode | None = field(default=None, repr=False)
+    """the notebook as read (and graded: the worker does not read it again)"""
     sha256: str = ""
 
     def __post_init__(self):
@@ -491,7 +486,7 @@ class Desk:
         if unknown:
             raise Refused(f"{assignment.id} has no question {', '.join(unknown)} (it has {', '.join(known)})",
                           status=400)
-        return Asked(user, notebook, data, assignment.id, asked)
+        return Asked(user, notebook, data, assignment.id, asked, nb)
 
     def judge(self, asked: Asked, rules: course_rules.Rules | None = None) -> int:
         """Apply the assignment's ``rules`` (None: as checks.toml says now) to ``asked``: the id of its row, its
@@ -536,7 +531,7 @@ class Desk:
         budget = rules.budget.total_seconds() if rules.budget is not None else None
         head = {"id": check_id, "user": user, "notebook": asked.notebook}
         try:
-            checked = await self._graded(user, (asked.data, replace(self.settings, budget=budget), self.root,
+            checked = await self._graded(user, (asked.nb, replace(self.settings, budget=budget), self.root,
                                                 asked.assignment, rules, asked.questions, head),
                                          budget or self.expected_budget(asked.assignment))
         except WorkerLost as lost:  # the attempt is given back
