@@ -5,7 +5,11 @@ A request is judged against the assignment's :mod:`~reading_maths.checks.rules` 
 counted as two); the notebook is then graded exactly as ``reading-maths grade`` grades one
 (:func:`reading_maths.grading.batch.grade_one`, sandboxed), within the check's time budget (``budget`` in
 checks.toml; by default a batch's, :mod:`reading_maths.grading.budget`), by one of the desk's worker
-processes, each keeping a warm fork server and a child started ahead.
+processes, each keeping a warm fork server and a child started ahead.  A check costs what a notebook of a batch
+costs: the notebook is read once (by the desk, in a thread) and handed to the worker as read; the worker also
+makes what the student is shown and the record's row (:class:`Checked`), so that the event loop only stores it;
+nothing is imported, loaded or parsed again per check (checks.toml is read each time, and parsed again only when
+it changed).
 
 The queue is fair under hostile load:
 
