@@ -65,3 +65,28 @@ def test_a_question_runs_its_reference_once_per_input_and_its_student_every_time
             q.check(student, np.array([1.0, 2.0]), label="a case")
     assert len(reference_runs) == 1
     assert len(student_runs) >= 3
+
+
+def test_what_a_mistake_raises_is_found_once_per_input_and_the_diagnosis_is_unchanged():
+    """A student whose function raises is told which catalogued mistake raises the same: each mistake is tried on
+    an input once per process, not once per student (it was most of a check's grading time)."""
+    mistake_runs = []
+
+    def raising(z):
+        mistake_runs.append(1)
+        raise ZeroDivisionError("t starts at 0")
+
+    def student(z):
+        raise ZeroDivisionError("mine")
+
+    q = Question("double", lambda z: np.asarray(z) * 2,
+                 [Mistake("from-zero", "You start from zero.", raising),
+                  Mistake("triple", "You triple.", lambda z: np.asarray(z) * 3)])
+    for _ in range(3):
+        with pytest.raises(AssertionError, match="You start from zero") as failed:
+            q.check(student, np.array([1.0, 2.0]), label="a case")
+        assert failed.value.mistake == "from-zero"
+    assert len(mistake_runs) == 1
+    with pytest.raises(AssertionError) as other:  # another input: tried again, and told the same
+        q.check(student, np.array([3.0]), label="another case")
+    assert other.value.mistake == "from-zero" and len(mistake_runs) == 2

@@ -5,7 +5,11 @@ A request is judged against the assignment's :mod:`~reading_maths.checks.rules` 
 counted as two); the notebook is then graded exactly as ``reading-maths grade`` grades one
 (:func:`reading_maths.grading.batch.grade_one`, sandboxed), within the check's time budget (``budget`` in
 checks.toml; by default a batch's, :mod:`reading_maths.grading.budget`), by one of the desk's worker
-processes, each keeping a warm fork server and a child started ahead.
+processes, each keeping a warm fork server and a child started ahead.  A check costs what a notebook of a batch
+costs: the notebook is read once (by the desk, in a thread) and handed to the worker as read; the worker also
+makes what the student is shown and the record's row (:class:`Checked`), so that the event loop only stores it;
+nothing is imported, loaded or parsed again per check (checks.toml is read each time, and parsed again only when
+it changed).
 
 The queue is fair under hostile load:
 
@@ -35,7 +39,6 @@ import logging
 import math
 import multiprocessing
 import os
-import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
@@ -45,10 +48,11 @@ from pathlib import Path
 import nbformat
 
 from reading_maths.checks import rules as course_rules
-from reading_maths.checks.store import Store, bounded, now, stamp
-from reading_maths.course import Assignment, assignments, recognise
+from reading_maths.checks.store import Encoded, Store, bounded, encoded, now, stamp
+from reading_maths.course import assignment as course_assignment
+from reading_maths.course import assignments, recognise
 from reading_maths.grading.batch import WORKER_NICENESS, grade_one
-from reading_maths.grading.budget import expected_budget
+from reading_maths.grading.budget import TIMES_FILE, expected_budget
 from reading_maths.grading.engine import Settings
 from reading_maths.notebook import MAX_PARTS
 from reading_maths.results import GradeResult
@@ -138,12 +142,27 @@ def shown(result: GradeResult, rules: course_rules.Rules, questions: list[str]) 
     return data
 
 
-def grade_upload(data: bytes, settings: Settings, root: Path, assignment: str) -> GradeResult:
-    """Grade a notebook given as bytes (in a worker): written to a private folder, graded, removed."""
-    with tempfile.TemporaryDirectory(prefix="reading-maths-check-") as folder:
-        path = Path(folder) / f"{assignment}.ipynb"
-        path.write_bytes(data)
-        return grade_one(path, settings, root, assignment)
+@dataclass(frozen=True)
+class Checked:
+    """A check graded by a worker: what the student is shown (``view``), and the row's ``shown`` and ``result``
+    as the record keeps them, cut and encoded there rather than on the service's event loop."""
+
+    view: dict
+    shown: Encoded
+    result: Encoded
+
+
+def check_upload(nb: nbformat.NotebookNode, settings: Settings, root: Path, assignment: str,
+                 rules: course_rules.Rules, questions: list[str], head: dict) -> Checked:
+    """A check, in a worker: the notebook (as the desk read it: it is not read again) graded as ``reading-maths
+    grade`` grades one (:func:`~reading_maths.grading.batch.grade_one`; messages name it ``<assignment>.ipynb``),
+    what the student is shown of it as ``rules`` allow (:func:`shown`, with the check's ``head``: its id, user and
+    notebook), and both made ready for the record."""
+    name = f"{assignment}.ipynb"
+    result = grade_one(Path(name), settings, root, assignment, shown=name, nb=nb)
+    result.notebook = head["notebook"]
+    view = bounded(shown(result, rules, questions) | head)
+    return Checked(view, encoded(view, cut=False), encoded(result.to_json()))
 
 
 def _warm(sandbox, root: Path) -> None:
@@ -175,10 +194,18 @@ def _serve(conn, inherited: list, desk: int, sandbox, root: Path) -> None:
         except (EOFError, OSError):
             return
         try:
-            answer = ("graded", grade_upload(*job))
+            answer = ("graded", check_upload(*job))
         except Exception as exc:  # noqa: BLE001 - grade_one never raises; this is the worker's own trouble
             answer = ("failed", f"{type(exc).__name__}: {exc}")
         conn.send(answer)
+
+
+def _stat(path: Path) -> tuple[int, int, int]:
+    try:
+        found = path.stat()
+    except OSError:
+        return (0, 0, 0)
+    return (found.st_mtime_ns, found.st_size, found.st_ino)
 
 
 class WorkerLost(Exception):
@@ -226,10 +253,12 @@ class Asked:
     data: bytes
     assignment: str
     questions: list[str]
+    nb: nbformat.NotebookNode | None = field(default=None, repr=False)
+    """the notebook as read (and graded: the worker does not read it again)"""
+    sha256: str = ""
 
-    @property
-    def sha256(self) -> str:
-        return hashlib.sha256(self.data).hexdigest()
+    def __post_init__(self):
+        self.sha256 = self.sha256 or hashlib.sha256(self.data).hexdigest()
 
 
 class Desk:
@@ -247,6 +276,7 @@ class Desk:
         self.idle: list[Worker] = []
         self.workers: list[Worker] = []
         self.replaced = 0
+        self._budgets: dict[str, tuple[tuple, float]] = {}
         self._tasks: set[asyncio.Task] = set()
         self._readers = ThreadPoolExecutor(2, thread_name_prefix="checks-read")
         self._waits = ThreadPoolExecutor(2 * self.size + 2, thread_name_prefix="checks-wait")
@@ -370,7 +400,7 @@ class Desk:
         self.idle.append(worker)
         self._dispatch()
 
-    async def _graded(self, user: str, args: tuple, budget: float) -> GradeResult:
+    async def _graded(self, user: str, args: tuple, budget: float) -> Checked:
         """``args`` graded by the next free worker, in turn; :class:`WorkerLost` when its worker is lost."""
         job = Job(user, args, budget, user in self.slow,
                   asyncio.get_running_loop().create_future())
@@ -460,12 +490,12 @@ class Desk:
         if unknown:
             raise Refused(f"{assignment.id} has no question {', '.join(unknown)} (it has {', '.join(known)})",
                           status=400)
-        return Asked(user, notebook, data, assignment.id, asked)
+        return Asked(user, notebook, data, assignment.id, asked, nb)
 
-    def judge(self, asked: Asked) -> int:
-        """Apply the assignment's rules to ``asked``: the id of its row, its attempt reserved, or :class:`Refused`
-        (recorded too)."""
-        rules = course_rules.load(self.root).of(asked.assignment)
+    def judge(self, asked: Asked, rules: course_rules.Rules | None = None) -> int:
+        """Apply the assignment's ``rules`` (None: as checks.toml says now) to ``asked``: the id of its row, its
+        attempt reserved, or :class:`Refused` (recorded too)."""
+        rules = rules or course_rules.load(self.root).of(asked.assignment)
         when = now()
         row = {"user": asked.user, "assignment": asked.assignment, "notebook": asked.notebook,
                "sha256": asked.sha256, "size": len(asked.data), "asked_at": stamp(when),
@@ -500,19 +530,28 @@ class Desk:
         except Exception as exc:  # noqa: BLE001 - a notebook the reader did not expect: refused, and recorded
             refusal = Refused(f"{notebook} could not be read ({type(exc).__name__})", status=400)
             raise self.refuse(refusal, user, notebook, data=data, questions=questions) from None
-        check_id = self.judge(asked)
         rules = course_rules.load(self.root).of(asked.assignment)
+        check_id = self.judge(asked, rules)
         budget = rules.budget.total_seconds() if rules.budget is not None else None
+        head = {"id": check_id, "user": user, "notebook": asked.notebook}
         try:
-            result = await self._graded(user, (asked.data, replace(self.settings, budget=budget), self.root,
-                                               asked.assignment),
-                                        budget or expected_budget(Assignment(asked.assignment, self.root)))
+            checked = await self._graded(user, (asked.nb, replace(self.settings, budget=budget), self.root,
+                                                asked.assignment, rules, asked.questions, head),
+                                         budget or self.expected_budget(asked.assignment))
         except WorkerLost as lost:  # the attempt is given back
             reason = f"the check could not be run: {lost}; it was not counted, try again"
             self.store.finish(check_id, "failed", None, None, reason)
             raise Refused(reason, status=503, check_id=check_id) from None
-        result.notebook = asked.notebook
-        view = bounded(shown(result, rules, asked.questions) | {"id": check_id, "user": user,
-                                                               "notebook": asked.notebook})
-        self.store.finish(check_id, "graded", result.to_json(), view)
-        return view
+        self.store.finish(check_id, "graded", checked.result, checked.shown)
+        return checked.view
+
+    def expected_budget(self, assignment: str) -> float:
+        """The default budget of a check of ``assignment`` (:func:`expected_budget`), worked out again only when
+        the files it depends on change (it hashes the source notebook and every grader)."""
+        found = course_assignment(self.root, assignment)
+        files = [found.source_notebook, self.root / TIMES_FILE,
+                 *sorted((self.root / "graders" / assignment).glob("*.py"))]
+        key = tuple((str(f), *_stat(f)) for f in files)
+        if self._budgets.get(assignment, (None,))[0] != key:
+            self._budgets[assignment] = (key, expected_budget(found))
+        return self._budgets[assignment][1]

@@ -129,6 +129,19 @@ def parse(text: str) -> CourseRules:
 
 
 def load(root: Path) -> CourseRules:
-    """The rules of the course at ``root`` (read each time: an instructor's edit applies to the next request)."""
-    path = root / FILE
-    return parse(path.read_text(encoding="utf-8")) if path.is_file() else CourseRules(Rules(), {})
+    """The rules of the course at ``root`` (read each time: an instructor's edit applies to the next request;
+    parsed again only when the file's bytes differ from the last ones parsed)."""
+    path = Path(root) / FILE
+    if not path.is_file():
+        return CourseRules(Rules(), {})
+    data = path.read_bytes()
+    kept = _parsed.get(path)
+    if kept is not None and kept[0] == data:
+        return kept[1]
+    rules = parse(data.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n"))  # as read_text() reads it
+    _parsed[path] = (data, rules)
+    return rules
+
+
+_parsed: dict[Path, tuple[bytes, CourseRules]] = {}
+"""Each course's checks.toml as last read, and its rules (frozen: shared by every request until it changes)."""

@@ -17,6 +17,7 @@ import csv
 import io
 import json
 import sqlite3
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -67,6 +68,22 @@ def bounded(value):
     return value
 
 
+@dataclass(frozen=True)
+class Encoded:
+    """A result or a view already cut (:func:`bounded`) and written as JSON text, with the scores its row keeps: a
+    grading worker's work, so that the service's event loop only stores it."""
+
+    text: str
+    score: float | None = None
+    max_score: float | None = None
+
+
+def encoded(value: dict, cut: bool = True) -> Encoded:
+    """``value`` (plain JSON data) as the record keeps it; ``cut``: :func:`bounded` first (False: it is already)."""
+    value = bounded(value) if cut else value
+    return Encoded(json.dumps(value), value.get("score"), value.get("max_score"))
+
+
 def now() -> datetime:
     return datetime.now(UTC)
 
@@ -112,14 +129,17 @@ class Store:
                                  tuple(row.values()))
         return cursor.lastrowid
 
-    def finish(self, check_id: int, outcome: str, result: dict | None, shown: dict | None,
+    def finish(self, check_id: int, outcome: str, result: dict | Encoded | None, shown: dict | Encoded | None,
                reason: str | None = None) -> None:
-        """The end of a pending check: ``graded`` with its result, or ``failed`` with the ``reason``."""
+        """The end of a pending check: ``graded`` with its result (plain data, or :func:`encoded` already), or
+        ``failed`` with the ``reason``."""
+        result = encoded(result) if isinstance(result, dict) and result else result or None
+        shown = encoded(shown) if isinstance(shown, dict) and shown else shown or None
         self.db.execute("UPDATE checks SET outcome = ?, finished_at = ?, result = ?, shown = ?, score = ?, "
                         "max_score = ?, refusal = ? WHERE id = ?",
-                        (outcome, stamp(now()), json.dumps(bounded(result)) if result else None,
-                         json.dumps(bounded(shown)) if shown else None, (result or {}).get("score"),
-                         (result or {}).get("max_score"), bounded(reason), check_id))
+                        (outcome, stamp(now()), result.text if result else None, shown.text if shown else None,
+                         result.score if result else None, result.max_score if result else None, bounded(reason),
+                         check_id))
 
     def counted(self, user: str, assignment: str, since: datetime) -> list[tuple[datetime, list[str]]]:
         """The attempts ``user`` used on ``assignment`` since ``since``: (when, questions), oldest first."""

@@ -37,13 +37,13 @@ def failed_to_grade(path: Path, assignment: Assignment | None, reason: str) -> G
 
 
 def grade_one(path: Path, settings: Settings, root: Path, assignment: str | None,
-              shown: str | None = None) -> GradeResult:
+              shown: str | None = None, nb=None) -> GradeResult:
     """Grade one notebook of ``assignment`` (None: recognised from its cells); a notebook that cannot be graded
     gets a result saying why (never an exception). Messages name the file ``shown`` (default: as the course sees
-    it)."""
+    it). ``nb``: the notebook read already (a check's: then ``path`` only names it)."""
     known = course_assignment(root, assignment) if assignment else None
     try:
-        return grade(path, settings, root, known, shown)
+        return grade(path, settings, root, known, shown, nb)
     except NotGradable as exc:
         return failed_to_grade(path, known, str(exc))
     except Exception:  # noqa: BLE001 - one broken submission never stops the batch

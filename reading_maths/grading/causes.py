@@ -14,7 +14,7 @@ import builtins
 import re
 import symtable
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 from reading_maths.cells import not_run, split_magic, to_python
 from reading_maths.kit.checks import GRADING_MODULES
@@ -36,20 +36,31 @@ IMPORTS = {"np": "import numpy as np", "numpy": "import numpy as np", "math": "i
 
 def defined_names(code: str) -> set[str]:
     """Names a cell's Python binds at its top level (also inside ``if``/``for``/``try``/``with``)."""
+    return set(_defined_names(code))
+
+
+@lru_cache(maxsize=1024)
+def _defined_names(code: str) -> frozenset[str]:
+    """:func:`defined_names`, remembered per cell text: most of a class's cells are the release notebook's own."""
     try:
         table = symtable.symtable(code, "cell", "exec")
     except (SyntaxError, ValueError):
-        return {m.group(1) or m.group(2) for m in _DEFINES.finditer(code)}  # the lines that look like definitions
-    return {s.get_name() for s in table.get_symbols() if s.is_assigned() or s.is_imported()
-            or s.is_namespace()}
+        return frozenset(m.group(1) or m.group(2) for m in _DEFINES.finditer(code))  # the lines that look like defs
+    return frozenset(s.get_name() for s in table.get_symbols() if s.is_assigned() or s.is_imported()
+                     or s.is_namespace())
 
 
 def used_names(code: str) -> set[str]:
     """Global names a cell's Python reads, in its functions included."""
+    return set(_used_names(code))
+
+
+@lru_cache(maxsize=1024)
+def _used_names(code: str) -> frozenset[str]:
     try:
         table = symtable.symtable(code, "cell", "exec")
     except (SyntaxError, ValueError):
-        return set()
+        return frozenset()
     found: set[str] = set()
 
     def walk(scope) -> None:
@@ -61,7 +72,7 @@ def used_names(code: str) -> set[str]:
             walk(child)
 
     walk(table)
-    return found
+    return frozenset(found)
 
 
 @dataclass

@@ -44,15 +44,18 @@ class Settings:
     """None: :func:`~reading_maths.grading.budget.budget_for` (a multiple of the reference's own grading time)"""
 
 
-def load(path: Path, root: Path, assignment: Assignment | None = None, shown: str | None = None):
-    """Step 1: read the notebook; check it is one of ``assignment`` (when it is known: autograde, ``grade
+def load(path: Path, root: Path, assignment: Assignment | None = None, shown: str | None = None, nb=None):
+    """Step 1: read the notebook (``nb``: read already, as :func:`~reading_maths.notebook.read_notebook` reads one:
+    a check's, by the service); check it is one of ``assignment`` (when it is known: autograde, ``grade
     --assignment``), else recognise its assignment. Messages name the file ``shown`` (default: as the course
     sees it, :func:`~reading_maths.course.shown_path`)."""
     shown = shown or shown_path(path, root)
     try:
-        nb = read_notebook(path, shown)
+        nb = read_notebook(path, shown) if nb is None else nb
     except NotANotebook as exc:
         raise NotGradable(str(exc)) from None
+    if not isinstance(nb.get("cells"), list):
+        raise NotGradable(f"{shown} is not a Jupyter notebook (no cells)")
     if assignment is not None:
         if not assignment.holds(nb):
             raise NotGradable(f"{shown} is not a notebook of {assignment.id} (none of its question ids in its cells)")
@@ -121,10 +124,11 @@ def own_text_cells(nb, assignment: Assignment) -> list[tuple[int, str, str]]:
 
 
 def grade(nb_path: Path, settings: Settings, root: Path, assignment: Assignment | None = None,
-          shown: str | None = None) -> GradeResult:
+          shown: str | None = None, nb=None) -> GradeResult:
     """Grade one notebook of ``assignment`` (None: recognised from its cells): every step above, then the
-    assignment's graders on the student's names."""
-    nb, assignment = load(nb_path, root, assignment, shown)
+    assignment's graders on the student's names.  ``nb``: the notebook read already (then ``nb_path`` only names
+    it)."""
+    nb, assignment = load(nb_path, root, assignment, shown, nb)
     cells, notes = sanitize(nb, assignment)
     graders = assignment.graders
     names = list(dict.fromkeys(n for g in graders for n in g.names))

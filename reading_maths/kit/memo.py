@@ -2,7 +2,8 @@
 
 Every student of a class is graded on the same inputs (the text's numbers and seeded hidden ones), so
 the reference's output on a case, and each mistake's output on the inputs a diagnosis tries, are the
-same for every notebook a grading process sees.  :class:`Memo` keeps them, keyed by an exact
+same for every notebook a grading process sees; so is the kind of exception a mistake raises on an input, which a
+diagnosis of a student's exception asks of every mistake.  :class:`Memo` keeps them, keyed by an exact
 :func:`fingerprint` of the input; the arrays it hands out are read-only, so no caller can change
 what the next one gets.  Only trusted, pure functions are remembered, never a student's.
 """
@@ -53,6 +54,7 @@ class Memo:
 
     def __init__(self) -> None:
         self._kept: dict[tuple, list[np.ndarray]] = {}
+        self._raised: dict[tuple, str | None] = {}
 
     def outputs(self, function: Callable[..., Any], key: Hashable | None,
                 compute: Callable[[], list[np.ndarray]]) -> list[np.ndarray]:
@@ -68,4 +70,18 @@ class Memo:
                 array.flags.writeable = False
             if len(self._kept) < MAX_ENTRIES:
                 self._kept[key] = found
+        return found
+
+    def raised(self, function: Callable[..., Any], key: Hashable | None,
+               compute: Callable[[], str | None]) -> str | None:
+        """``compute()`` (the kind of exception ``function`` raises on the input whose :func:`fingerprint` is ``key``,
+        or None when it raises none), remembered for that input; never remembered when ``key`` is None."""
+        if key is None:
+            return compute()
+        key = (function, key)
+        if key in self._raised:
+            return self._raised[key]
+        found = compute()
+        if len(self._raised) < MAX_ENTRIES:
+            self._raised[key] = found
         return found

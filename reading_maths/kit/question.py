@@ -9,6 +9,7 @@ names the catalogued :class:`Mistake` that explains it, if one does.
 from __future__ import annotations
 
 import copy
+import functools
 import numbers
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
@@ -195,14 +196,15 @@ class Question:
 
     def _check(self, student: Any, args: tuple, kwargs: dict, where: str, public: bool) -> None:
         self._require_callable(student)
-        expected = self._outputs_of(None, args, kwargs)
+        key = fingerprint((args, kwargs))  # the input's, once for the reference and every mistake tried on it
+        expected = self._outputs_of(None, args, kwargs, key)
         given = _copy_args(args)
         original = _copy_args(args)
         try:
             with public_inputs(public):
                 actual_raw = self._call(student, given, kwargs, where)
         except _Raised as raised:
-            self._fail_raised(student, raised, args, kwargs, where, public)
+            self._fail_raised(student, raised, args, kwargs, where, public, key)
         actual = self._numbers(actual_raw, where)
         kind, problem = self._compare(actual, expected, public) or self._mutation(given, original) or (None, None)
         if problem is None:
@@ -212,7 +214,7 @@ class Question:
         try:
             if kind != "changed-input":
                 with np.errstate(all="ignore"):
-                    mistake = self._diagnose(student, actual, args, kwargs)
+                    mistake = self._diagnose(student, actual, args, kwargs, key)
                     if mistake is None and self.properties and kind == "wrong-values":
                         broken = first_broken(self.properties, self._caller(student))
         except HiddenDeferred:  # the diagnosis calls on hidden inputs: the hidden run adds it
@@ -222,24 +224,27 @@ class Question:
         raise Failed(self._feedback(where, problem, explanation, args, kwargs, expected, public),
                      mistake.name if mistake else kind, detail=detail, explanation=explanation)
 
-    def _fail_raised(self, student: Any, raised: _Raised, args: tuple, kwargs: dict, where: str, public: bool
-                     ) -> NoReturn:
+    def _fail_raised(self, student: Any, raised: _Raised, args: tuple, kwargs: dict, where: str, public: bool,
+                     key: Any = None) -> NoReturn:
         """Fail for an exception: named by its kind, and by the catalogued mistake that raises it too, if one does."""
         detail = f"{raised.kind}: {raised.message}" if public and raised.message else raised.kind
         problem = f"{where}: your code raised {detail}."
         try:
             with np.errstate(all="ignore"):
-                mistake = self._diagnose_raised(student, raised.kind, args, kwargs)
+                mistake = self._diagnose_raised(student, raised.kind, args, kwargs, key)
         except HiddenDeferred:  # the diagnosis calls on hidden inputs: the hidden run adds it
             raise Failed(problem, "raised", diagnose_later=True, detail=raised.kind) from None
         if mistake is None:
             raise Failed(problem, "raised", detail=raised.kind)
         raise Failed(f"{problem} {mistake.message}", mistake.name, detail=raised.kind, explanation=mistake.message)
 
-    def _diagnose_raised(self, student: Any, kind: str, args: tuple, kwargs: dict) -> Mistake | None:
+    def _diagnose_raised(self, student: Any, kind: str, args: tuple, kwargs: dict, key: Any = None
+                         ) -> Mistake | None:
         """The one catalogued mistake that raises an exception of the same kind on this input and agrees with the
-        student on every probe where it differs from the right answer (raising, or in its values)."""
-        found = [m for m in self.mistakes if callable(m.impl) and _raises(m.impl, args, kwargs) == kind]
+        student on every probe where it differs from the right answer (raising, or in its values); ``key``: the
+        input's fingerprint, when the caller has it."""
+        key = fingerprint((args, kwargs)) if key is None else key
+        found = [m for m in self.mistakes if callable(m.impl) and self._raised_by(m.impl, args, kwargs, key) == kind]
         mine: dict[int, Any] = {}
         explains = [m for m in found if self._agrees_on_probes(student, m, mine)]
         return explains[0] if len(explains) == 1 else None
@@ -248,9 +253,10 @@ class Question:
         """Whether the student does what ``mistake`` does on every probe where it is wrong (``mine``: the student's
         results so far, by probe)."""
         for i, (a, k) in enumerate(self.probes):
-            wrong: Any = _raises(mistake.impl, a, k) or self._outputs_or_none(mistake.impl, a, k)
+            key = self._probe_keys[i]
+            wrong: Any = self._raised_by(mistake.impl, a, k, key) or self._outputs_or_none(mistake.impl, a, k, key)
             if not isinstance(wrong, str) and (
-                    wrong is None or _agree(wrong, self._outputs_or_none(None, a, k), self.rtol, self.atol)):
+                    wrong is None or _agree(wrong, self._outputs_or_none(None, a, k, key), self.rtol, self.atol)):
                 continue  # right on this probe: no evidence either way
             if i not in mine:
                 try:
@@ -354,11 +360,20 @@ class Question:
         return self._memo.outputs(impl, fingerprint((args, kwargs)) if key is None else key,
                                   lambda: self._normalise(impl(*_copy_args(args), **_copy_args(kwargs))))
 
-    def _outputs_or_none(self, impl: Callable[..., Any] | None, args: tuple, kwargs: dict
+    def _raised_by(self, impl: Callable[..., Any], args: tuple, kwargs: dict, key: Any) -> str | None:
+        """What a catalogued mistake raises on an input (:func:`_raises`), remembered per input as its outputs are
+        (``key``: the input's fingerprint)."""
+        return self._memo.raised(impl, key, lambda: _raises(impl, args, kwargs))
+
+    @functools.cached_property
+    def _probe_keys(self) -> list[Any]:
+        return [fingerprint((a, k)) for a, k in self.probes]
+
+    def _outputs_or_none(self, impl: Callable[..., Any] | None, args: tuple, kwargs: dict, key: Any = None
                          ) -> list[np.ndarray] | None:
         """:meth:`_outputs_of`, or None when they cannot be read."""
         try:
-            return self._outputs_of(impl, args, kwargs)
+            return self._outputs_of(impl, args, kwargs, key)
         except Exception:  # noqa: BLE001 - outputs that cannot be read tell nothing
             return None
 
@@ -366,12 +381,15 @@ class Question:
         """The student's function as property probes call it: copied arguments, plain array outputs."""
         return lambda *args, **kwargs: self._normalise(student(*_copy_args(args), **_copy_args(kwargs)))
 
-    def _diagnose(self, student: Any, actual: list[np.ndarray], args: tuple, kwargs: dict) -> Mistake | None:
-        """The catalogued mistake that best explains ``actual`` (see :mod:`reading_maths.kit.diagnosis`)."""
+    def _diagnose(self, student: Any, actual: list[np.ndarray], args: tuple, kwargs: dict, key: Any = None
+                  ) -> Mistake | None:
+        """The catalogued mistake that best explains ``actual`` (see :mod:`reading_maths.kit.diagnosis`); ``key``:
+        the input's fingerprint, when the caller has it."""
         if not self.mistakes:
             return None
         inputs = [(args, kwargs), *self.probes]
-        keys = {(id(a), id(k)): fingerprint((a, k)) for a, k in inputs}  # each input's, once for all mistakes
+        keys = {(id(a), id(k)): found for (a, k), found in  # each input's, once for all mistakes
+                zip(inputs, [fingerprint((args, kwargs)) if key is None else key, *self._probe_keys], strict=True)}
         return best_mistake(self.mistakes, inputs,
                             lambda impl, a, k: self._outputs_of(impl, a, k, keys[id(a), id(k)]),
                             lambda a, k: self._caller(student)(*a, **k), actual, same_values, (self.rtol, self.atol))

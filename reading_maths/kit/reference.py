@@ -108,4 +108,14 @@ def keep_secret(root: Path, data: bytes) -> None:
 def hidden_rng(seed: int | tuple[int, ...], case: str) -> np.random.Generator:
     """A generator for one hidden case: the same numbers on every run, different per case (and per course, for a
     seed from :func:`course_seed`)."""
-    return np.random.default_rng([*(seed if isinstance(seed, tuple) else (seed,)), *case.encode()])
+    entropy = (*(seed if isinstance(seed, tuple) else (seed,)), *case.encode())
+    sequence = _sequences.get(entropy)
+    if sequence is None or sequence.n_children_spawned:  # a spawned one would seed its next children differently
+        sequence = np.random.SeedSequence(list(entropy))
+        if len(_sequences) < 4096:
+            _sequences[entropy] = sequence
+    return np.random.Generator(np.random.PCG64(sequence))  # np.random.default_rng(list(entropy)), without the hashing
+
+
+_sequences: dict[tuple[int, ...], np.random.SeedSequence] = {}
+"""Each case's seed sequence (hashing the seed is most of making a generator, and every notebook asks again)."""
