@@ -3,6 +3,8 @@
     POST /services/checks/api/checks?path=code/code.ipynb[&questions=softmax,adam]   body: the saved notebook
     GET  /services/checks/api/checks         the caller's checks (the instructor's: everyone's), as JSON
     GET  /services/checks/api/workers        the instructor only: each grading worker's pid and whose check it grades
+    GET  /services/checks/api/deadlines      every assignment's due date, the time left or late, the late policy and
+                                             the penalty a submission now would cost (read afresh from the course)
     GET  /services/checks/                   the same as a page; /services/checks/checks/<id> one check
 
 Everyone is who the hub says they are (JupyterHub's OAuth: the hub's cookie in a browser, the server's
@@ -30,6 +32,7 @@ from jupyterhub.services.auth import HubOAuthCallbackHandler, HubOAuthenticated
 from jupyterhub.utils import url_path_join
 from tornado import template, web
 
+from reading_maths.checks.deadlines import deadlines
 from reading_maths.checks.desk import MAX_NOTEBOOK_BYTES, Desk, Refused
 from reading_maths.checks.store import MAX_QUESTIONS, MAX_TEXT
 from reading_maths.grading.engine import Settings
@@ -168,6 +171,17 @@ class Workers(Base):
                      "waiting": len(self.desk.waiting), "in_flight": len(self.desk.in_flight)})
 
 
+class Deadlines(Base):
+    """The course's due dates and late policy (reading_maths.checks.deadlines), for the caller at this moment:
+    read from ``nbgrader_config.py`` (and the gradebook) on every request, in a thread."""
+
+    @web.authenticated
+    async def get(self):
+        self.set_header("Cache-Control", "no-store")
+        loop = asyncio.get_running_loop()
+        self.finish(await loop.run_in_executor(None, deadlines, self.desk.root, self.name))
+
+
 class Listing(Base):
     @web.authenticated
     def get(self):
@@ -184,7 +198,8 @@ class One(Base):
 
 
 def make_app(desk: Desk, prefix: str, instructors: set[str]) -> web.Application:
-    routes = [("", Listing), ("api/checks", Checks), ("api/workers", Workers), (r"checks/(\d+)", One),
+    routes = [("", Listing), ("api/checks", Checks), ("api/workers", Workers), ("api/deadlines", Deadlines),
+              (r"checks/(\d+)", One),
               ("oauth_callback", HubOAuthCallbackHandler)]
     return web.Application([(url_path_join(prefix, path), handler) for path, handler in routes],
                            desk=desk, prefix=prefix, instructors=instructors, xsrf_cookies=True,

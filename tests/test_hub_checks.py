@@ -10,7 +10,13 @@ notebook in their home folder:
    the hour); her page under the service lists both;
 3. Bob checks his, sees his own result (his catalogued mistake's message), his page lists only his checks, and
    Ada's check is not found for him;
-4. the instructor's page under the service lists both students' checks.
+4. the instructor's page under the service lists both students' checks;
+5. the instructor releases ``code`` and ``proofs``; in nbgrader's Assignments tab Ada (whose browser is in New
+   York) sees each one's due date in her own time zone, the time left and the late policy, from the checks
+   service; the instructor moves ``code``'s date two days and three hours into the past in nbgrader_config.py, and
+   Ada sees the new date without a new release; her Submit of ``code`` asks first, with the 30 % it costs now
+   (cancelled: nothing submitted; confirmed: submitted); she submits ``proofs`` on time with no question, its date
+   passes, and her second Submit says it will replace an on-time submission.
 
 Screenshots of each step go to ``tests/screenshots/hub-checks/``.
 """
@@ -18,19 +24,22 @@ Screenshots of each step go to ``tests/screenshots/hub-checks/``.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import sqlite3
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import browser as b
 import hub_pages as hp
 import nbformat
 import pytest
-from hub_class import class_on_hub, new_people
+from hub_class import as_person, class_on_hub, new_people
 from test_hub import grade_json
 
 from hub.checks_trial import variant
+from reading_maths.checks.deadlines import deadlines
 from reading_maths.notebook import grade_id
 
 pytestmark = pytest.mark.browser
@@ -161,3 +170,138 @@ def test_checks_on_the_hub(hub_class, browser):
     expect(t.locator("tr.check")).to_have_count(3)
     assert [r.strip() for r in t.locator("tr.check td.user").all_inner_texts()] == [bob.name, ada.name, ada.name]
     assert os.stat(teacher.course / "checks.sqlite").st_uid == os.stat(teacher.course).st_uid  # kept by the service
+
+    # 5. Deadlines in the Assignments tab, and a late Submit that asks first.
+    deadlines_in_the_assignments_tab(hub, browser, people)
+
+
+ZONE = "America/New_York"  # Ada's browser: the dates are shown in her zone, not the course's (Europe/London)
+
+
+def in_words(moment: datetime) -> str:
+    """A due date as Chromium (en-US) shows it in Ada's zone: ``Fri, Feb 12, 2027, 12:00 PM EST``."""
+    local = moment.astimezone(ZoneInfo(ZONE))
+    return f"{local:%a}, {local:%b} {local.day}, {local.year}, {local:%I:%M %p} {local.tzname()}"
+
+
+def move_due_date(course: Path, assignment: str, when: datetime) -> None:
+    """The instructor edits one due date in nbgrader_config.py (in place: the file stays theirs)."""
+    config = course / "nbgrader_config.py"
+    text = config.read_text()
+    line = f'    "{assignment}": "{when.astimezone(UTC):%Y-%m-%d %H:%M:%S} UTC",\n'
+    text, count = re.subn(rf'^    "{assignment}": .*\n', line, text, flags=re.M)
+    assert count == 1, f"no due date of {assignment} in {config}"
+    with config.open("w") as out:
+        out.write(text)
+
+
+def due_line(panel, section: str, assignment: str):
+    return hp.list_row(panel, section, assignment).locator(".reading-maths-due")
+
+
+def plain(text: str) -> str:
+    return text.replace("\u202f", " ").replace("\xa0", " ")
+
+
+def submit(page, panel, assignment: str, late: bool):
+    """Press Submit on ``assignment``'s fetched row: the late dialog that opens (``late``), or None once the
+    submission is listed with no question asked."""
+    from playwright.sync_api import expect
+
+    hp.list_row(panel, "fetched", assignment).get_by_role("button", name="Submit").click()
+    dialog = page.get_by_role("alertdialog")
+    if late:
+        expect(dialog).to_be_visible(timeout=60_000)
+        return dialog
+    expect(hp.list_row(panel, "submitted", assignment)).to_be_visible(timeout=hp.SLOW)
+    expect(dialog).to_have_count(0)
+    return None
+
+
+def submissions(hub, person, assignment: str) -> list[Path]:
+    inbound = Path(hub.site.settings()["exchange"]) / "reading-maths" / "inbound"
+    return sorted(inbound.glob(f"{person.name}+{assignment}+*"))
+
+
+def deadlines_in_the_assignments_tab(hub, browser, people):
+    from playwright.sync_api import expect
+
+    ada, teacher = people["ada"], people["teacher"]
+    course = teacher.course
+    for assignment in ("code", "proofs"):
+        as_person(hub, teacher, "nbgrader", "generate_assignment", assignment, "--create", "--force", cwd=course)
+        as_person(hub, teacher, "nbgrader", "release_assignment", assignment, "--force", cwd=course)
+    os.environ["READING_MATHS_EXCHANGE"] = hub.site.settings()["exchange"]  # as the hub's config reads it
+    try:
+        listed = deadlines(course, ada.name)["assignments"]
+    finally:
+        del os.environ["READING_MATHS_EXCHANGE"]
+    due = {a["id"]: datetime.fromisoformat(a["due"]) for a in listed}
+    policy = "Late work: 10 % of the score per started day late."
+
+    # Ada's browser is in New York: each released assignment's date in her zone, the time left, the policy.
+    s = hp.log_in(browser, hub.url, ada.name, ada.password, timezone_id=ZONE, locale="en-US")
+    panel = hp.assignment_list(s)
+    for assignment in ("code", "proofs"):
+        line = due_line(panel, "released", assignment)
+        expect(line).to_be_visible(timeout=60_000)
+        text = plain(line.inner_text())
+        assert text.startswith(f"Due {in_words(due[assignment])} (in ") and text.endswith(policy), text
+        assert line.get_attribute("data-late") == "no"
+    hp.shot(s, SHOTS, "08-ada-due-dates")
+
+    # Proofs: fetched and submitted on time, with no question asked.
+    hp.list_row(panel, "released", "proofs").get_by_role("button", name="Fetch").click()
+    expect(hp.list_row(panel, "fetched", "proofs")).to_be_visible(timeout=hp.SLOW)
+    submit(s, panel, "proofs", late=False)
+    expect(due_line(panel, "submitted", "proofs")).to_be_visible()
+    on_time = datetime.now(UTC)
+    assert len(submissions(hub, ada, "proofs")) == 1
+
+    # The instructor moves code's date into the past and proofs' to just after Ada's submission: no new release.
+    now = datetime.now(UTC).replace(microsecond=0)
+    move_due_date(course, "code", now - timedelta(days=2, hours=3))
+    move_due_date(course, "proofs", on_time + timedelta(seconds=1))
+    s.reload()
+    panel = hp.assignment_list(s)
+    line = due_line(panel, "released", "code")
+    expect(line).to_have_attribute("data-late", "yes", timeout=60_000)
+    text = plain(line.inner_text())
+    assert text == f"Due {in_words(now - timedelta(days=2, hours=3))} (2 days 3 hours ago: a submission now is " \
+                   f"late). {policy}", text
+    hp.shot(s, SHOTS, "09-ada-code-overdue")
+
+    # A late Submit asks first, with the penalty at this moment: cancelled, nothing is submitted.
+    hp.list_row(panel, "released", "code").get_by_role("button", name="Fetch").click()
+    expect(hp.list_row(panel, "fetched", "code")).to_be_visible(timeout=hp.SLOW)
+    dialog = submit(s, panel, "code", late=True)
+    said = plain(dialog.inner_text())
+    assert "Submit code late?" in said and "2 days 3 hours ago" in said, said
+    assert "it costs 30 % of the score (the course's policy: 10 % of the score per started day late)" in said, said
+    expect(dialog.get_by_role("button", name="Cancel")).to_be_focused()  # the safe answer is the default
+    hp.shot(s, SHOTS, "10-ada-late-submit-asks")
+    s.keyboard.press("Escape")
+    expect(dialog).to_have_count(0)
+    expect(hp.list_row(panel, "submitted", "code")).to_have_count(0)
+    assert submissions(hub, ada, "code") == []
+
+    # Confirmed (from the keyboard): submitted.
+    dialog = submit(s, panel, "code", late=True)
+    s.keyboard.press("Tab")
+    expect(dialog.get_by_role("button", name="Submit late")).to_be_focused()
+    s.keyboard.press("Enter")
+    expect(hp.list_row(panel, "submitted", "code")).to_be_visible(timeout=hp.SLOW)
+    assert len(submissions(hub, ada, "code")) == 1
+
+    # Proofs' date has passed since her on-time submission: a second Submit says it would replace it.
+    dialog = submit(s, panel, "proofs", late=True)
+    said = plain(dialog.inner_text())
+    assert "You submitted proofs on time" in said and "this late one replaces it" in said, said
+    assert "it costs 10 % of the score" in said, said
+    hp.shot(s, SHOTS, "11-ada-late-replaces-on-time")
+    dialog.get_by_role("button", name="Submit late").click()
+    expect(dialog).to_have_count(0)
+    deadline = datetime.now(UTC) + timedelta(seconds=120)
+    while len(submissions(hub, ada, "proofs")) < 2 and datetime.now(UTC) < deadline:
+        s.wait_for_timeout(500)
+    assert len(submissions(hub, ada, "proofs")) == 2  # nbgrader keeps both; collect takes the last

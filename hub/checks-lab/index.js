@@ -2,6 +2,11 @@
 // schema/plugin.json). It saves the notebook, asks the notebook's own kernel to send the saved file to the
 // course's checks service (reading_maths.checks.client.lab, evaluated as a user expression: nothing is
 // printed into the notebook and no cell is added), and shows the answer as plain text in a small panel.
+//
+// nbgrader's Assignments tab: each assignment's due date in the student's own time zone, the time left and the
+// course's late policy, one line under its row, from the checks service's api/deadlines (read afresh from the
+// course's nbgrader_config.py at each look); a Submit after the due date asks first, with the penalty it costs
+// at that moment, and says so when it replaces an on-time submission.
 // Plain JavaScript with no imports, built by `make hub-lab` (@jupyterlab/builder) into labextension/.
 
 const COMMAND = 'reading-maths:check';
@@ -70,6 +75,332 @@ async function check(app) {
   }
 }
 
+// -- deadlines in nbgrader's Assignments tab -------------------------------------------------------------
+
+const LIST = 'nbgrader-assignment-list';
+const DUE = 'reading-maths-due';
+const DIALOG = 'reading-maths-late';
+const FRESH_MS = 15000; // the deadlines are asked again when the list changes, at most this often
+
+function pageConfig() {
+  const node = document.getElementById('jupyter-config-data');
+  try {
+    return node ? JSON.parse(node.textContent) : {};
+  } catch (error) {
+    return {};
+  }
+}
+
+function cookie(name) {
+  const found = document.cookie.split('; ').find((c) => c.startsWith(name + '='));
+  return found ? decodeURIComponent(found.slice(name.length + 1)) : null;
+}
+
+// a GET from the student's own Jupyter server, as JupyterLab's own requests are made (its XSRF token)
+async function fromServer(path) {
+  const headers = {};
+  const xsrf = cookie('_xsrf');
+  if (xsrf) {
+    headers['X-XSRFToken'] = xsrf;
+  }
+  const response = await fetch((pageConfig().baseUrl || '/') + path,
+    { credentials: 'same-origin', cache: 'no-store', headers });
+  if (!response.ok) {
+    throw new Error(`the server answered ${response.status}`);
+  }
+  return response.json();
+}
+
+// the browser's zone, for the checks service's pages (which run no script): a cookie of theirs
+function shareZone() {
+  const prefix = (pageConfig().hubPrefix || '/hub/').replace(/hub\/?$/, '') + 'services/checks/';
+  document.cookie = `reading_maths_tz=${encodeURIComponent(zoneName())}; path=${prefix}; max-age=31536000; ` +
+    'SameSite=Strict';
+}
+
+// "Fri 12 Feb 2027, 12:00 EST": the student's own zone and the browser's language
+function localTime(date) {
+  return date.toLocaleString(undefined, {
+    weekday: 'short', day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit',
+    timeZoneName: 'short'
+  });
+}
+
+function zoneName() {
+  try {
+    return Intl.DateTimeFormat().resolvedOptions().timeZone || 'your time zone';
+  } catch (error) {
+    return 'your time zone';
+  }
+}
+
+// a length of time in words, its two largest units: "3 days 4 hours", "42 minutes", "less than a minute"
+function span(seconds) {
+  let left = Math.floor(Math.abs(seconds) / 60);
+  if (left < 1) {
+    return 'less than a minute';
+  }
+  const units = [['day', 1440], ['hour', 60], ['minute', 1]];
+  const words = [];
+  for (const [name, size] of units) {
+    const count = Math.floor(left / size);
+    if (count > 0 && words.length < 2) {
+      words.push(`${count} ${name}${count === 1 ? '' : 's'}`);
+      left -= count * size;
+    } else if (words.length > 0) {
+      break;
+    }
+  }
+  return words.join(' ');
+}
+
+// "in 3 days 4 hours" or "2 days 3 hours ago"
+function relative(seconds) {
+  return seconds >= 0 ? `in ${span(seconds)}` : `${span(seconds)} ago`;
+}
+
+const deadlineState = { data: null, skew: 0, asked: 0, pending: null, error: null };
+
+async function askDeadlines(force) {
+  const now = Date.now();
+  if (!force && deadlineState.data && now - deadlineState.asked < FRESH_MS) {
+    return deadlineState.data;
+  }
+  if (deadlineState.pending) {
+    return deadlineState.pending;
+  }
+  deadlineState.pending = (async () => {
+    try {
+      const data = await fromServer('reading-maths/deadlines'); // the checks service's api/deadlines
+      if (data.error || !data.assignments) {
+        throw new Error(data.error || 'no deadlines');
+      }
+      deadlineState.data = data;
+      deadlineState.asked = Date.now();
+      deadlineState.skew = Date.parse(data.now) - Date.now(); // the service's clock, not the laptop's
+      deadlineState.error = null;
+      return data;
+    } catch (error) {
+      deadlineState.error = error;
+      return deadlineState.data;
+    } finally {
+      deadlineState.pending = null;
+    }
+  })();
+  return deadlineState.pending;
+}
+
+function deadlineOf(data, assignment) {
+  return data ? data.assignments.find((a) => a.id === assignment) : undefined;
+}
+
+function secondsLeft(item) {
+  return (Date.parse(item.due) - (Date.now() + deadlineState.skew)) / 1000;
+}
+
+// one line: "Due Fri 12 Feb 2027, 12:00 EST (in 3 days 4 hours). Late work: 10 % of the score per started day late."
+function dueLine(item, data) {
+  const left = secondsLeft(item);
+  const due = new Date(item.due);
+  const when = left >= 0 ? `in ${span(left)}` : `${span(left)} ago: a submission now is late`;
+  return `Due ${localTime(due)} (${when}). Late work: ${data.policy}.`;
+}
+
+function rowsOf(list) {
+  return Array.from(list.querySelectorAll('.list_item')).filter((row) => row.querySelector(':scope > .col-md-12 > .item_name'));
+}
+
+function assignmentOfRow(row) {
+  const name = row.querySelector(':scope > .col-md-12 > .item_name');
+  return name ? name.textContent.trim() : null;
+}
+
+function annotate(list) {
+  const data = deadlineState.data;
+  for (const row of rowsOf(list)) {
+    const assignment = assignmentOfRow(row);
+    const item = deadlineOf(data, assignment);
+    let line = row.querySelector(`:scope > .col-md-12 > .${DUE}`);
+    if (!item) {
+      if (line) {
+        line.remove();
+      }
+      continue;
+    }
+    if (!line) {
+      line = document.createElement('div');
+      line.className = DUE;
+      line.style.cssText = 'clear:both;padding:.15em 0 .3em 15px;font-size:var(--jp-ui-font-size1,13px);' +
+        'color:var(--jp-ui-font-color1,#222)';
+      row.querySelector(':scope > .col-md-12').appendChild(line);
+    }
+    const text = dueLine(item, data);
+    if (line.textContent !== text) {
+      line.textContent = text;
+    }
+    line.dataset.due = item.due;
+    line.dataset.late = secondsLeft(item) < 0 ? 'yes' : 'no';
+    line.title = `Times in ${zoneName()}; the due date is the course's (${item.source}).`;
+  }
+}
+
+function watchList() {
+  const list = document.getElementById(LIST);
+  if (!list || list.dataset.readingMathsWatched) {
+    return;
+  }
+  list.dataset.readingMathsWatched = 'yes';
+  const refresh = async () => {
+    await askDeadlines(false);
+    annotate(list);
+  };
+  let scheduled = false;
+  new MutationObserver(() => {
+    if (!scheduled) {
+      scheduled = true;
+      setTimeout(() => { scheduled = false; refresh(); }, 50);
+    }
+  }).observe(list, { childList: true, subtree: true });
+  refresh();
+}
+
+// -- a late Submit is a choice -------------------------------------------------------------------------------
+
+// nbgrader's own timestamps ("2027-02-12 16:59:59.123456 UTC") as a Date
+function nbgraderTime(text) {
+  const iso = String(text).trim().replace(' UTC', 'Z').replace(' ', 'T').replace(/(\.\d{3})\d+/, '$1');
+  const date = new Date(iso);
+  return isNaN(date) ? null : date;
+}
+
+async function submissionsOf(course, assignment) {
+  try {
+    const listed = await fromServer(`assignments?course_id=${encodeURIComponent(course)}`);
+    const found = (listed.value || []).find((a) => a.status === 'submitted' && a.assignment_id === assignment);
+    return found ? (found.submissions || []).map((s) => nbgraderTime(s.timestamp)).filter((d) => d) : [];
+  } catch (error) {
+    return [];
+  }
+}
+
+function ask(title, paragraphs, yes, no) {
+  return new Promise((resolve) => {
+    const before = document.activeElement;
+    const shade = document.createElement('div');
+    shade.id = DIALOG;
+    shade.style.cssText = 'position:fixed;inset:0;z-index:10001;background:rgba(0,0,0,.35);display:flex;' +
+      'align-items:center;justify-content:center';
+    const box = document.createElement('div');
+    box.setAttribute('role', 'alertdialog');
+    box.setAttribute('aria-modal', 'true');
+    box.setAttribute('aria-labelledby', DIALOG + '-title');
+    box.setAttribute('aria-describedby', DIALOG + '-body');
+    box.style.cssText = 'max-width:36em;background:var(--jp-layout-color1,#fff);color:var(--jp-ui-font-color1,#222);' +
+      'border:1px solid var(--jp-border-color1,#999);box-shadow:0 2px 12px rgba(0,0,0,.3);padding:1em 1.2em;' +
+      'font-size:var(--jp-ui-font-size1,13px)';
+    const heading = document.createElement('h2');
+    heading.id = DIALOG + '-title';
+    heading.textContent = title;
+    heading.style.cssText = 'margin:0 0 .6em;font-size:1.2em';
+    const body = document.createElement('div');
+    body.id = DIALOG + '-body';
+    for (const text of paragraphs) {
+      const p = document.createElement('p');
+      p.textContent = text;
+      p.style.margin = '0 0 .6em';
+      body.appendChild(p);
+    }
+    const buttons = document.createElement('div');
+    buttons.style.cssText = 'display:flex;justify-content:flex-end;gap:.6em;margin-top:.8em';
+    const cancel = document.createElement('button');
+    cancel.textContent = no;
+    cancel.className = 'jp-Dialog-button jp-mod-reject jp-mod-styled ' + DIALOG + '-cancel';
+    const go = document.createElement('button');
+    go.textContent = yes;
+    go.className = 'jp-Dialog-button jp-mod-warn jp-mod-accept jp-mod-styled ' + DIALOG + '-submit';
+    buttons.append(cancel, go);
+    box.append(heading, body, buttons);
+    shade.appendChild(box);
+    const done = (answer) => {
+      shade.remove();
+      if (before && before.focus) {
+        before.focus();
+      }
+      resolve(answer);
+    };
+    cancel.onclick = () => done(false);
+    go.onclick = () => done(true);
+    shade.addEventListener('keydown', (event) => {
+      if (event.key === 'Escape') {
+        event.preventDefault();
+        done(false);
+      } else if (event.key === 'Tab') { // the focus stays in the dialog
+        event.preventDefault();
+        (document.activeElement === cancel ? go : cancel).focus();
+      }
+      event.stopPropagation();
+    });
+    document.body.appendChild(shade);
+    cancel.focus(); // the safe answer is the default
+  });
+}
+
+function percent(value) {
+  return `${Math.round(value * 100) / 100} %`;
+}
+
+async function confirmLate(button, row) {
+  const assignment = assignmentOfRow(row);
+  const course = (row.querySelector(':scope > .col-md-12 > .item_course') || {}).textContent || '';
+  const data = await askDeadlines(true); // the penalty at this moment, the date as the course has it now
+  const item = deadlineOf(data, assignment);
+  if (!item || secondsLeft(item) >= 0) {
+    return true;
+  }
+  const due = new Date(item.due);
+  const late = span(secondsLeft(item));
+  const cost = item.penalty_percent === null ? 'a penalty the course\'s policy sets' :
+    item.penalty_percent > 0 ? `${percent(item.penalty_percent)} of the score` : 'no penalty';
+  const text = [
+    `${assignment} was due ${localTime(due)}, ${late} ago. Submitting now is late: it costs ${cost} ` +
+    `(the course's policy: ${data.policy}).`
+  ];
+  const earlier = await submissionsOf(course.trim() || data.course_id, assignment);
+  const onTime = earlier.filter((d) => d <= due);
+  if (earlier.length > 0) {
+    const last = earlier[earlier.length - 1];
+    text.push(onTime.length > 0 ?
+      `You submitted ${assignment} on time (${localTime(onTime[onTime.length - 1])}). Only your last submission ` +
+      'is graded: this late one replaces it, and the penalty applies.' :
+      `You have submitted ${assignment} before (${localTime(last)}). Only your last submission is graded: this ` +
+      'one replaces it.');
+  }
+  return ask(`Submit ${assignment} late?`, text, 'Submit late', 'Cancel');
+}
+
+const confirmed = new WeakSet();
+
+function onSubmitClick(event) {
+  const button = event.target && event.target.closest ? event.target.closest('button') : null;
+  const list = button ? button.closest('#fetched_assignments_list') : null;
+  if (!list || button.textContent.trim() !== 'Submit') {
+    return;
+  }
+  if (confirmed.has(button)) { // the student said yes: nbgrader's own handler submits
+    confirmed.delete(button);
+    return;
+  }
+  event.preventDefault();
+  event.stopImmediatePropagation();
+  const row = button.closest('.list_item');
+  confirmLate(button, row).then((yes) => {
+    if (yes) {
+      confirmed.add(button);
+      button.click();
+    }
+  });
+}
+
 module.exports = [{
   id: 'reading-maths-checks:plugin',
   description: 'Check with the hidden tests (the course checks service)',
@@ -81,5 +412,14 @@ module.exports = [{
       isEnabled: () => notebookOf(app) !== null,
       execute: () => check(app)
     });
+    document.addEventListener('click', onSubmitClick, true); // before nbgrader's own handler
+    shareZone();
+    setInterval(() => {
+      watchList();
+      const list = document.getElementById(LIST);
+      if (list && deadlineState.data) {
+        annotate(list); // the time left, as it runs down
+      }
+    }, 1000);
   }
 }];
