@@ -30,8 +30,9 @@ from urllib.parse import urlparse
 
 from jupyterhub.services.auth import HubOAuthCallbackHandler, HubOAuthenticated
 from jupyterhub.utils import url_path_join
-from tornado import template, web
+from tornado import escape, httputil, template, web
 
+from reading_maths.checks import words
 from reading_maths.checks.deadlines import deadlines
 from reading_maths.checks.desk import MAX_NOTEBOOK_BYTES, Desk, Refused
 from reading_maths.checks.store import MAX_QUESTIONS, MAX_TEXT
@@ -49,6 +50,14 @@ class Base(HubOAuthenticated, web.RequestHandler):
         super().set_default_headers()
         self.set_header("Content-Security-Policy", HEADER_POLICY)
         self.set_header("X-Content-Type-Options", "nosniff")
+
+    def write_error(self, status_code: int, **kwargs) -> None:
+        """An error as a page anyone can read (a language, a title, a heading), never a traceback."""
+        reason = escape.xhtml_escape(httputil.responses.get(status_code, "Error"))
+        home = escape.xhtml_escape(self.settings["prefix"])
+        self.finish(f'<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>{status_code}: {reason} · '
+                    f'reading-maths</title></head><body><main><h1>{status_code}: {reason}</h1><p><a href="{home}">'
+                    'Your checks</a></p></main></body></html>')
 
     def check_xsrf_cookie(self):
         """A token (a kernel's request) needs no XSRF token, a browser's cookie does: tornado checks before it
@@ -81,8 +90,13 @@ class Base(HubOAuthenticated, web.RequestHandler):
         return {k: row[k] for k in keep}
 
     def page(self, name: str, **values) -> None:
+        """A page, its times in the reader's zone (the cookie the hub's JupyterLab sets; UTC without it) and in
+        words."""
+        where = words.zone(self.get_cookie(words.ZONE_COOKIE))
         self.write(PAGES.load(name).generate(prefix=self.settings["prefix"], me=self.name,
-                                             instructor=self.instructor, **values))
+                                             instructor=self.instructor, when=lambda m: words.in_words(m, where),
+                                             full=lambda m: words.full(m, where), mark=words.mark,
+                                             zone_label=words.zone_label(where), **values))
 
 
 ANY_BODY = 1 << 40

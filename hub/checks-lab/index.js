@@ -1,7 +1,8 @@
 // JupyterLab: "Check with the hidden tests" in every notebook's toolbar (the button is declared in
 // schema/plugin.json). It saves the notebook, asks the notebook's own kernel to send the saved file to the
 // course's checks service (reading_maths.checks.client.lab, evaluated as a user expression: nothing is
-// printed into the notebook and no cell is added), and shows the answer as plain text in a small panel.
+// printed into the notebook and no cell is added), and shows the answer in a dialog beside the notebook: one row
+// per question (points, a result in words and a symbol, the messages), the time in the student's zone and in words.
 //
 // nbgrader's Assignments tab: each assignment's due date in the student's own time zone, the time left and the
 // course's late policy, one line under its row, from the checks service's api/deadlines (read afresh from the
@@ -18,32 +19,179 @@ function notebookOf(app) {
   return ok ? widget : null;
 }
 
-function panel(lines, state) {
+// the answer's box: a dialog beside the notebook (not modal: the notebook stays usable), keyboard first
+function panel(state, fill) {
   let box = document.getElementById(BOX);
   if (!box) {
     box = document.createElement('div');
     box.id = BOX;
     box.setAttribute('role', 'dialog');
-    box.style.cssText = 'position:fixed;right:1.5em;bottom:1.5em;z-index:10000;max-width:44em;max-height:70vh;' +
+    box.setAttribute('aria-labelledby', BOX + '-title');
+    box.tabIndex = -1;
+    box.style.cssText = 'position:fixed;right:1.5em;bottom:1.5em;z-index:10000;max-width:52em;max-height:70vh;' +
       'overflow:auto;background:var(--jp-layout-color1,#fff);color:var(--jp-ui-font-color1,#222);' +
       'border:1px solid var(--jp-border-color1,#999);box-shadow:0 2px 12px rgba(0,0,0,.25);padding:.8em 1em;' +
-      'font-family:var(--jp-code-font-family,monospace);font-size:12px;white-space:pre-wrap';
+      'font-family:var(--jp-ui-font-family,sans-serif);font-size:var(--jp-ui-font-size1,13px)';
+    box.addEventListener('keydown', (event) => {
+      if (event.key === 'Escape') {
+        event.stopPropagation();
+        box.remove();
+      }
+    });
     document.body.appendChild(box);
   }
   box.replaceChildren();
   box.dataset.state = state;
+  box.setAttribute('aria-busy', state === 'running' ? 'true' : 'false');
   const close = document.createElement('button');
   close.textContent = 'Close';
-  close.className = BOX + '-close';
+  close.className = BOX + '-close jp-mod-styled';
+  close.setAttribute('aria-label', 'Close the check\'s answer');
   close.style.cssText = 'float:right;margin-left:1em';
   close.onclick = () => box.remove();
   box.appendChild(close);
-  for (const line of lines) {
-    const div = document.createElement('div');
-    div.textContent = line; // the student's own text may be in it: never HTML
-    box.appendChild(div);
+  fill(box); // the student's own text may be in it: textContent only, never HTML
+  if (state !== 'running') {
+    box.focus();
   }
   return box;
+}
+
+function element(tag, text, className) {
+  const node = document.createElement(tag);
+  if (text !== undefined && text !== null) {
+    node.textContent = text;
+  }
+  if (className) {
+    node.className = className;
+  }
+  return node;
+}
+
+function title(text) {
+  const heading = element('h2', text, BOX + '-title');
+  heading.id = BOX + '-title';
+  heading.style.cssText = 'font-size:1.15em;margin:0 0 .4em';
+  return heading;
+}
+
+function say(lines, state) {
+  return panel(state, (box) => {
+    box.appendChild(title(lines[0]));
+    for (const line of lines.slice(1)) {
+      box.appendChild(element('p', line));
+    }
+  });
+}
+
+// a question's result in words and a symbol, never colour alone (as the service's pages: checks/words.py)
+function mark(q) {
+  if (['error', 'timeout', 'missing'].includes(q.status)) {
+    return [q.status, { error: '⚠ error', timeout: '⚠ timed out', missing: '⚠ missing' }[q.status]];
+  }
+  if (!('score' in q)) {
+    return ['hidden', '—'];
+  }
+  if (q.score >= q.max_score) {
+    return ['full', '✓ full marks'];
+  }
+  return q.score > 0 ? ['part', '◐ some points'] : ['none', '✗ no points'];
+}
+
+// a moment in words, from now, in the student's zone: "just now", "in 42 minutes", "today 17:03", "yesterday 17:03"
+function inWords(date) {
+  const seconds = (date - new Date()) / 1000;
+  if (Math.abs(seconds) < 60) {
+    return seconds <= 0 ? 'just now' : 'in less than a minute';
+  }
+  if (Math.abs(seconds) < 3600) {
+    return seconds > 0 ? `in ${span(seconds)}` : `${span(seconds)} ago`;
+  }
+  const day = (d) => new Date(d.getFullYear(), d.getMonth(), d.getDate());
+  const days = Math.round((day(date) - day(new Date())) / 86400000);
+  const clock = date.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
+  const named = { 0: 'today', '-1': 'yesterday', 1: 'tomorrow' }[days];
+  return named ? `${named} ${clock}` :
+    date.toLocaleString(undefined, { weekday: 'short', day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit' });
+}
+
+function timeElement(date) {
+  const node = element('time', `${inWords(date)} (${localTime(date)})`);
+  node.dateTime = date.toISOString();
+  return node;
+}
+
+function showAnswer(answer, asked) {
+  if ('refused' in answer) {
+    return panel('refused', (box) => {
+      box.appendChild(title('Check refused'));
+      box.appendChild(element('p', `Check refused: ${answer.refused}`, BOX + '-reason'));
+      if (answer.next_allowed) {
+        const next = element('p', 'Next check allowed ', BOX + '-next');
+        next.appendChild(timeElement(new Date(answer.next_allowed)));
+        next.appendChild(document.createTextNode('.'));
+        box.appendChild(next);
+      }
+    });
+  }
+  return panel('graded', (box) => {
+    const total = 'score' in answer ? `: ${answer.score} / ${answer.max_score} points` : '';
+    box.appendChild(title(`Check ${answer.id} of ${answer.notebook}${total}`));
+    const when = element('p', 'Checked ', BOX + '-when');
+    when.appendChild(timeElement(asked));
+    when.appendChild(document.createTextNode('. Your grade comes from the notebook you submit.'));
+    box.appendChild(when);
+    const table = element('table', null, BOX + '-questions');
+    table.style.cssText = 'border-collapse:collapse;width:100%';
+    const caption = element('caption', 'One row per question: points, result and messages');
+    caption.style.cssText = 'text-align:left;font-weight:bold;padding:.3em 0';
+    table.appendChild(caption);
+    const head = table.createTHead().insertRow();
+    for (const name of ['Question', 'Points', 'Result', 'Messages']) {
+      const th = element('th', name);
+      th.scope = 'col';
+      th.style.cssText = 'text-align:left;border-bottom:1px solid var(--jp-border-color1,#999);padding:.25em .5em';
+      head.appendChild(th);
+    }
+    const body = table.createTBody();
+    for (const q of answer.questions) {
+      const row = body.insertRow();
+      const [kind, words] = mark(q);
+      row.className = 'question';
+      row.dataset.id = q.id;
+      row.dataset.result = kind;
+      const name = element('th', q.id);
+      name.scope = 'row';
+      row.appendChild(name);
+      row.appendChild(element('td', 'score' in q ? `${q.score} / ${q.max_score}` : `out of ${q.max_score}`, 'points'));
+      row.appendChild(element('td', words, 'mark ' + kind));
+      const messages = element('td', null, 'messages');
+      if ((q.feedback || []).length > 0) {
+        const list = element('ul');
+        list.style.cssText = 'margin:0;padding-left:1.2em';
+        for (const line of q.feedback) {
+          list.appendChild(element('li', line));
+        }
+        messages.appendChild(list);
+      }
+      row.appendChild(messages);
+      for (const cell of row.children) {
+        cell.style.cssText = 'text-align:left;vertical-align:top;border-bottom:1px solid var(--jp-border-color2,#ddd);' +
+          'padding:.25em .5em';
+      }
+    }
+    box.appendChild(table);
+    for (const line of answer.errors || []) {
+      box.appendChild(element('p', `Note: ${line}`, BOX + '-note'));
+    }
+    const more = element('p');
+    const link = element('a', 'All your checks');
+    link.href = serviceUrl('');
+    link.target = '_blank';
+    link.rel = 'noopener';
+    more.appendChild(link);
+    box.appendChild(more);
+  });
 }
 
 async function check(app) {
@@ -52,7 +200,8 @@ async function check(app) {
     return;
   }
   const path = nb.context.path;
-  panel([`Saving ${path} and checking it with the hidden tests…`], 'running');
+  say([`Saving ${path} and checking it with the hidden tests…`], 'running');
+  const asked = new Date();
   try {
     await nb.context.save();
     const kernel = nb.sessionContext.session && nb.sessionContext.session.kernel;
@@ -69,9 +218,9 @@ async function check(app) {
       throw new Error(result ? `${result.ename}: ${result.evalue}` : 'no answer from the kernel');
     }
     const data = result.data['application/json'];
-    panel(data.lines, 'refused' in data.answer ? 'refused' : 'graded');
+    showAnswer(data.answer, asked);
   } catch (error) {
-    panel([`The check could not be run: ${error.message}`], 'error');
+    say(['The check could not be run', error.message], 'error');
   }
 }
 
@@ -89,6 +238,11 @@ function pageConfig() {
   } catch (error) {
     return {};
   }
+}
+
+function serviceUrl(path) {
+  // the hub's services live beside its prefix: /hub/ -> /services/checks/
+  return (pageConfig().hubPrefix || '/hub/').replace(/hub\/?$/, '') + 'services/checks/' + path;
 }
 
 function cookie(name) {
@@ -113,9 +267,11 @@ async function fromServer(path) {
 
 // the browser's zone, for the checks service's pages (which run no script): a cookie of theirs
 function shareZone() {
-  const prefix = (pageConfig().hubPrefix || '/hub/').replace(/hub\/?$/, '') + 'services/checks/';
-  document.cookie = `reading_maths_tz=${encodeURIComponent(zoneName())}; path=${prefix}; max-age=31536000; ` +
-    'SameSite=Strict';
+  const prefix = serviceUrl('');
+  const zone = zoneName();
+  if (/^[A-Za-z0-9_+\-/]+$/.test(zone)) { // an IANA name, as it is: a cookie needs no quoting for it
+    document.cookie = `reading_maths_tz=${zone}; path=${prefix}; max-age=31536000; SameSite=Strict`;
+  }
 }
 
 // "Fri 12 Feb 2027, 12:00 EST": the student's own zone and the browser's language
