@@ -33,10 +33,10 @@ from jupyterhub.utils import url_path_join
 from tornado import escape, httputil, template, web
 
 from reading_maths.checks import words
-from reading_maths.checks.deadlines import deadlines
 from reading_maths.checks.desk import MAX_NOTEBOOK_BYTES, Desk, Refused
 from reading_maths.checks.store import MAX_QUESTIONS, MAX_TEXT
 from reading_maths.grading.engine import Settings
+from reading_maths.nbgrader.deadlines import deadlines
 from reading_maths.reports.escape import HEADER_POLICY
 from reading_maths.sandbox.process import Limits, choose
 
@@ -186,7 +186,7 @@ class Workers(Base):
 
 
 class Deadlines(Base):
-    """The course's due dates and late policy (reading_maths.checks.deadlines), for the caller at this moment:
+    """The course's due dates and late policy (reading_maths.nbgrader.deadlines), for the caller at this moment:
     read from ``nbgrader_config.py`` (and the gradebook) on every request, in a thread."""
 
     @web.authenticated

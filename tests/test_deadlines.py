@@ -1,4 +1,4 @@
-"""What students are told of the term (reading_maths/checks/deadlines.py, the checks service's ``api/deadlines``):
+"""What students are told of the term (reading_maths/nbgrader/deadlines.py, the checks service's ``api/deadlines``):
 each assignment's due date from the course's ``nbgrader_config.py`` (or its gradebook), read afresh, the time
 left or late, and the late policy with the penalty a submission would cost at that moment."""
 
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from reading_maths.checks.deadlines import deadlines, penalty_percent, policy_text
+from reading_maths.nbgrader.deadlines import deadlines, penalty_percent, policy_text
 
 REPO = Path(__file__).resolve().parents[1]
 UTC = dt.UTC

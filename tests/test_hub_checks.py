@@ -43,7 +43,7 @@ from hub_class import as_person, class_on_hub, new_people
 from test_hub import grade_json
 
 from hub.checks_trial import variant
-from reading_maths.checks.deadlines import deadlines
+from reading_maths.nbgrader.deadlines import deadlines
 from reading_maths.notebook import grade_id
 
 pytestmark = pytest.mark.browser

@@ -65,7 +65,7 @@ def ask(path: str | None = None, questions: list[str] | None = None) -> dict:
 
 
 def deadlines() -> dict:
-    """The checks service's ``api/deadlines`` for this server's user (reading_maths.checks.deadlines), or
+    """The checks service's ``api/deadlines`` for this server's user (reading_maths.nbgrader.deadlines), or
     ``{"error": why}``."""
     url = os.environ.get("READING_MATHS_CHECKS_URL")
     token = os.environ.get("JUPYTERHUB_API_TOKEN")

@@ -8,8 +8,8 @@ from the hub's JupyterLab extension, which keeps the browser's zone in a cookie 
 from __future__ import annotations
 
 import re
-from urllib.parse import unquote
 from datetime import UTC, datetime, tzinfo
+from urllib.parse import unquote
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 ZONE_COOKIE = "reading_maths_tz"
