@@ -32,11 +32,12 @@ from jupyterhub.services.auth import HubOAuthCallbackHandler, HubOAuthenticated
 from jupyterhub.utils import url_path_join
 from tornado import escape, httputil, template, web
 
-from reading_maths.checks import words
+from reading_maths.checks import progress, words
+from reading_maths.checks import rules as course_rules
 from reading_maths.checks.desk import MAX_NOTEBOOK_BYTES, Desk, Refused
-from reading_maths.checks.store import MAX_QUESTIONS, MAX_TEXT
+from reading_maths.checks.store import MAX_QUESTIONS, MAX_TEXT, now
 from reading_maths.grading.engine import Settings
-from reading_maths.nbgrader.deadlines import deadlines
+from reading_maths.nbgrader.deadlines import deadlines, roster
 from reading_maths.reports.escape import HEADER_POLICY
 from reading_maths.sandbox.process import Limits, choose
 
@@ -197,9 +198,27 @@ class Deadlines(Base):
 
 
 class Listing(Base):
+    """The caller's checks, with their progress: a student's points per question over their checks, the change
+    since the last and the attempts left; the instructor's: the class per assignment (who checked, the median
+    points per question day by day, who on the class list has not started)."""
+
     @web.authenticated
     def get(self):
-        self.page("list.html", rows=self.visible())
+        rows = self.visible()
+        where = words.zone(self.get_cookie(words.ZONE_COOKIE))
+        mine, klass, class_list = [], [], []
+        if self.instructor:
+            class_list = roster(self.desk.root)
+            klass = progress.whole_class(rows, class_list, where)
+        else:
+            try:
+                limits = course_rules.load(self.desk.root)
+            except course_rules.BadRules:
+                limits = None
+            mine = progress.student(rows, limits, lambda a, since: self.desk.store.counted(self.name, a, since),
+                                    now())
+        self.page("list.html", rows=rows, mine=mine, klass=klass, class_list=class_list,
+                  change_words=progress.change_words)
 
 
 class One(Base):

@@ -1,17 +1,20 @@
 """Checks with the hidden tests on the real hub, in a browser, as each person (root; Unix accounts made here).
 
-The hub runs the checks service as the instructor, on the instructor's course, whose checks.toml allows one
-check of ``code`` per hour. Ada (right answers) and Bob (the temperature multiplied) each have their ``code``
-notebook in their home folder:
+The hub runs the checks service as the instructor, on the instructor's course, whose checks.toml allows two
+checks of ``code`` per hour. Ada (right answers) and Bob (the temperature multiplied) each have their ``code``
+notebook in their home folder; Eve, on the class list too, never checks:
 
 1. Ada (whose browser is in New York) opens it in JupyterLab and presses "Check with the hidden tests": a
    dialog shows one row per question, her points, a result in words and the messages, the same as
    ``reading-maths grade`` gives her notebook, and when she checked, in words;
-2. she presses it again and is refused, told when the next check is allowed (her first check's time plus the
-   hour), in words and in her zone; her page under the service lists both, its times in her zone and in words;
+2. she checks again, then once more and is refused, told when the next check is allowed (her first check's
+   time plus the hour), in words and in her zone; her page under the service lists all three, its times in her
+   zone and in words, and her progress: her points per question over her two checks, what changed (nothing),
+   and the checks left (none, the next in so many minutes);
 3. Bob checks his, sees his own result (his catalogued mistake's message), his page lists only his checks, and
    Ada's check is not found for him;
-4. the instructor's page under the service lists both students' checks;
+4. the instructor's page under the service lists both students' checks, and the class: two of the three
+   students on the class list have checked, the median points per question that day, Eve has not started;
 5. the instructor releases ``code`` and ``proofs``; in nbgrader's Assignments tab Ada (whose browser is in New
    York) sees each one's due date in her own time zone, the time left and the late policy, from the checks
    service; the instructor moves ``code``'s date two days and three hours into the past in nbgrader_config.py, and
@@ -49,7 +52,7 @@ from reading_maths.notebook import grade_id
 pytestmark = pytest.mark.browser
 
 SHOTS = Path(__file__).resolve().parent / "screenshots" / "hub-checks"
-LIMITS = '[assignments.code]\nattempts = 1\nwindow = "1h"\n'
+LIMITS = '[assignments.code]\nattempts = 2\nwindow = "1h"\n'
 BUTTON = "Check with the hidden tests"
 
 
@@ -82,7 +85,7 @@ def hub_class():
         pytest.skip(f"the Check button is not built at {CHECKS_LAB}: run `make hub-lab`")
     a11y.require_axe()
 
-    people = new_people("ada", "bob")
+    people = new_people("ada", "bob", "eve")  # eve is on the class list and never checks
     with class_on_hub(people, checks=True, before=place) as hub:
         yield hub, people
 
@@ -169,13 +172,18 @@ def test_checks_on_the_hub(hub_class, browser):
     assert "All 14 checks passed." in said
     assert re.search(r"Checked just now \(\w{3}, \w{3} \d+, \d{4}, \d\d:\d\d [AP]M E[SD]T\)", plain(said)), said
 
-    # 2. Again, past the limit: refused, with the time of the next allowed check.
+    # 2. Again (her second check of two an hour), then past the limit: refused, with when the next is allowed.
+    a.keyboard.press("Escape")  # the dialog closes from the keyboard
+    expect(box).to_have_count(0)
+    said = check(a, ada)
+    assert f"{expected['score']:g} / {expected['max_score']:g} points" in said
     a.locator(".reading-maths-check-close").click()
     said = check(a, ada)
     hp.shot(a, SHOTS, "02-ada-refused")
     audit(a, "02-ada-refused", ANSWER)
-    first, refused = rows(teacher.course)
-    assert (first["user"], first["outcome"], refused["outcome"]) == (ada.name, "graded", "refused")
+    first, second, refused = rows(teacher.course)
+    assert [r["outcome"] for r in (first, second, refused)] == ["graded", "graded", "refused"]
+    assert {r["user"] for r in (first, second, refused)} == {ada.name}
     allowed = datetime.fromisoformat(first["asked_at"]) + timedelta(hours=1)
     assert "Check refused" in said and f"the next check is allowed at {allowed.isoformat()}" in said, said
     assert re.search(rf"Next check allowed in \d+ minutes \({re.escape(in_words(allowed))}\)", plain(said)), said
@@ -184,7 +192,16 @@ def test_checks_on_the_hub(hub_class, browser):
     audit(a, "03-ada-her-checks")
     assert "Your checks" in page and "refused: you have used your checks of code" in page
     assert f"times in {ZONE}" in page  # the zone her JupyterLab told the service, by a cookie of its own
-    expect(a.locator("tr.check")).to_have_count(2)
+    expect(a.locator("tr.check")).to_have_count(3)
+    # her progress: points per question over her two checks, what changed, the attempts left
+    mine = a.locator("section.progress[data-assignment=code]")
+    expect(mine.locator("thead th")).to_have_count(1 + 2 + 1)
+    for q in expected["questions"]:
+        row = mine.locator(f"tr.question[data-question='{q['id']}']")
+        expect(row.locator("td.points")).to_have_text([f"{q['score']:g} / {q['max_score']:g}"] * 2)
+        expect(row.locator("td.change")).to_have_text("no change")
+    expect(mine.locator(".attempts")).to_have_text(
+        re.compile(r"^0 of 2 per hour left; the next check is allowed in \d+ minutes\.$"))
     expect(a.locator("tr.check td.asked").first).to_have_text(re.compile(r"^(just now|\d+ minutes? ago)$"))
     page = service_page(a, hub, f"checks/{first['id']}")
     hp.shot(a, SHOTS, "03b-ada-her-first-check")
@@ -204,19 +221,30 @@ def test_checks_on_the_hub(hub_class, browser):
     audit(s, "05-bob-his-checks")
     expect(s.locator("tr.check")).to_have_count(1)
     assert ada.name not in page and "Every check" not in page
+    expect(s.locator("section.progress[data-assignment=code] .attempts")).to_have_text("1 of 2 per hour left.")
+    bobs = grade_json(teacher.course, bob.home / "code" / "code.ipynb")
     page = service_page(s, hub, f"checks/{first['id']}")
     hp.shot(s, SHOTS, "06-bob-not-adas-check")
     audit(s, "06-bob-not-adas-check")
     assert "404" in page and "All 14 checks passed." not in page and ada.name not in page
 
-    # 4. The instructor's page lists both students' checks.
+    # 4. The instructor's page lists both students' checks, and the class: who checked, the median points per
+    #    question that day, who has not started.
     t = hp.log_in(browser, hub.url, teacher.name, teacher.password, bypass_csp=True)
     page = service_page(t, hub)
     hp.shot(t, SHOTS, "07-instructor-every-check")
     audit(t, "07-instructor-every-check")
     assert "Every check" in page
-    expect(t.locator("tr.check")).to_have_count(3)
-    assert [r.strip() for r in t.locator("tr.check td.user").all_inner_texts()] == [bob.name, ada.name, ada.name]
+    expect(t.locator("tr.check")).to_have_count(4)
+    assert [r.strip() for r in t.locator("tr.check td.user").all_inner_texts()] == [bob.name, *[ada.name] * 3]
+    klass = t.locator("section.class-progress[data-assignment=code]")
+    expect(klass.locator(".checked")).to_have_text("2 of the 3 students on the class list have checked code.")
+    expect(klass.locator(".not-started")).to_have_text(f"Not started (no check asked): {people['eve'].name}.")
+    expect(klass.locator("tr.day")).to_have_count(1)
+    expect(klass.locator("tr.day td.students")).to_have_text("2")
+    for q, b_q in zip(expected["questions"], bobs["questions"], strict=True):
+        median = (q["score"] + b_q["score"]) / 2
+        expect(klass.locator(f"tr.day td.median[data-question='{q['id']}']")).to_have_text(f"{median:g}")
     assert os.stat(teacher.course / "checks.sqlite").st_uid == os.stat(teacher.course).st_uid  # kept by the service
 
     # 5. Deadlines in the Assignments tab, and a late Submit that asks first.

@@ -189,6 +189,7 @@ function showAnswer(answer, asked) {
     link.href = serviceUrl('');
     link.target = '_blank';
     link.rel = 'noopener';
+    link.style.cssText = 'color:var(--jp-content-link-color,#0d47a1);text-decoration:underline';
     more.appendChild(link);
     box.appendChild(more);
   });

@@ -43,8 +43,8 @@ def configured_dates(config) -> dict[str, dt.datetime]:
     return dates
 
 
-def gradebook_dates(config, root: Path) -> dict[str, dt.datetime]:
-    """Due dates in the course's gradebook (read only: a missing gradebook is not made), as aware UTC."""
+def _gradebook(config, root: Path, sql: str) -> list[tuple]:
+    """Rows of ``sql`` from the course's gradebook, read only (a missing gradebook is not made; none: [])."""
     from reading_maths.nbgrader.environment import course_directory
 
     try:
@@ -52,24 +52,33 @@ def gradebook_dates(config, root: Path) -> dict[str, dt.datetime]:
         coursedir.config = config
         url = coursedir.db_url
     except Exception:  # noqa: BLE001 - no gradebook configured
-        return {}
+        return []
     if not url.startswith("sqlite:///"):
-        return {}
+        return []
     path = Path(url.removeprefix("sqlite:///"))
     if not path.is_file():
-        return {}
+        return []
     try:
         with sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True, timeout=5) as db:
-            rows = db.execute("SELECT name, duedate FROM assignment WHERE duedate IS NOT NULL").fetchall()
+            return db.execute(sql).fetchall()
     except sqlite3.Error:
-        return {}
+        return []
+
+
+def gradebook_dates(config, root: Path) -> dict[str, dt.datetime]:
+    """Due dates in the course's gradebook, as aware UTC."""
     dates = {}
-    for name, text in rows:
+    for name, text in _gradebook(config, root, "SELECT name, duedate FROM assignment WHERE duedate IS NOT NULL"):
         try:
             dates[name] = dt.datetime.fromisoformat(str(text)).replace(tzinfo=UTC)
         except ValueError:
             continue
     return dates
+
+
+def roster(root: Path) -> list[str]:
+    """The class list: the students in the course's gradebook (``nbgrader db student add``), read only."""
+    return sorted(name for (name,) in _gradebook(_config(root), Path(root), "SELECT id FROM student"))
 
 
 def late_plugin(config):
