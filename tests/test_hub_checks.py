@@ -160,6 +160,7 @@ def test_checks_on_the_hub(hub_class, browser):
     said = check(a, ada)
     hp.shot(a, SHOTS, "01-ada-checked")
     audit(a, "01-ada-checked", ANSWER)
+    audit(a, "01-ada-notebook-markdown", [".jp-NotebookPanel:not(.lm-mod-hidden) .jp-RenderedMarkdown"])
     expected = grade_json(teacher.course, ada.home / "code" / "code.ipynb")
     box = a.get_by_role("dialog", name=re.compile("^Check "))
     expect(box.get_by_role("heading")).to_contain_text(f"{expected['score']:g} / {expected['max_score']:g} points")
