@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test test-fast release lint system-packages clean hub hub-proxy hub-lab
+.PHONY: demo test test-fast release lint system-packages clean hub hub-proxy hub-lab a11y
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -52,6 +52,15 @@ hub-lab: system-packages
 	@if command -v npm >/dev/null; then $(MAKE) --no-print-directory $(CHECKS_LAB); \
 	else echo "note: no npm: the hub's Check button is not built (make system-packages as root installs it)"; fi
 
+# axe-core for the browser tests' accessibility checks (tests/a11y.py), from npm, into tests/axe/node_modules.
+AXE := tests/axe/node_modules/axe-core/axe.min.js
+$(AXE): tests/axe/package.json tests/axe/package-lock.json
+	cd tests/axe && npm ci --no-audit --no-fund --loglevel=error
+	touch $(AXE)
+a11y: system-packages
+	@if command -v npm >/dev/null; then $(MAKE) --no-print-directory $(AXE); \
+	else echo "note: no npm: the accessibility checks will skip (make system-packages as root installs it)"; fi
+
 # The course on a JupyterHub on this machine (as root): prints the URL and the demo accounts.
 hub: $(STAMP) hub-proxy hub-lab
 	$(BIN)/python -m hub
@@ -62,7 +71,7 @@ release: $(STAMP)
 demo: $(STAMP) system-packages
 	$(BIN)/python -m classroom.demo
 
-test: $(STAMP) system-packages hub-proxy hub-lab
+test: $(STAMP) system-packages hub-proxy hub-lab a11y
 	$(BIN)/python -m pytest -n 2 -q
 
 # The in-process tests only (no sandbox, kernel, hub, browser or other program), for every edit: under a minute.

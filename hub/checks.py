@@ -3,6 +3,8 @@
     POST /services/checks/api/checks?path=code/code.ipynb[&questions=softmax,adam]   body: the saved notebook
     GET  /services/checks/api/checks         the caller's checks (the instructor's: everyone's), as JSON
     GET  /services/checks/api/workers        the instructor only: each grading worker's pid and whose check it grades
+    GET  /services/checks/api/deadlines      every assignment's due date, the time left or late, the late policy and
+                                             the penalty a submission now would cost (read afresh from the course)
     GET  /services/checks/                   the same as a page; /services/checks/checks/<id> one check
 
 Everyone is who the hub says they are (JupyterHub's OAuth: the hub's cookie in a browser, the server's
@@ -28,11 +30,14 @@ from urllib.parse import urlparse
 
 from jupyterhub.services.auth import HubOAuthCallbackHandler, HubOAuthenticated
 from jupyterhub.utils import url_path_join
-from tornado import template, web
+from tornado import escape, httputil, template, web
 
+from reading_maths.checks import progress, words
+from reading_maths.checks import rules as course_rules
 from reading_maths.checks.desk import MAX_NOTEBOOK_BYTES, Desk, Refused
-from reading_maths.checks.store import MAX_QUESTIONS, MAX_TEXT
+from reading_maths.checks.store import MAX_QUESTIONS, MAX_TEXT, now
 from reading_maths.grading.engine import Settings
+from reading_maths.nbgrader.deadlines import deadlines, roster
 from reading_maths.reports.escape import HEADER_POLICY
 from reading_maths.sandbox.process import Limits, choose
 
@@ -46,6 +51,14 @@ class Base(HubOAuthenticated, web.RequestHandler):
         super().set_default_headers()
         self.set_header("Content-Security-Policy", HEADER_POLICY)
         self.set_header("X-Content-Type-Options", "nosniff")
+
+    def write_error(self, status_code: int, **kwargs) -> None:
+        """An error as a page anyone can read (a language, a title, a heading), never a traceback."""
+        reason = escape.xhtml_escape(httputil.responses.get(status_code, "Error"))
+        home = escape.xhtml_escape(self.settings["prefix"])
+        self.finish(f'<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>{status_code}: {reason} · '
+                    f'reading-maths</title></head><body><main><h1>{status_code}: {reason}</h1><p><a href="{home}">'
+                    'Your checks</a></p></main></body></html>')
 
     def check_xsrf_cookie(self):
         """A token (a kernel's request) needs no XSRF token, a browser's cookie does: tornado checks before it
@@ -78,8 +91,13 @@ class Base(HubOAuthenticated, web.RequestHandler):
         return {k: row[k] for k in keep}
 
     def page(self, name: str, **values) -> None:
+        """A page, its times in the reader's zone (the cookie the hub's JupyterLab sets; UTC without it) and in
+        words."""
+        where = words.zone(self.get_cookie(words.ZONE_COOKIE))
         self.write(PAGES.load(name).generate(prefix=self.settings["prefix"], me=self.name,
-                                             instructor=self.instructor, **values))
+                                             instructor=self.instructor, when=lambda m: words.in_words(m, where),
+                                             full=lambda m: words.full(m, where), mark=words.mark,
+                                             zone_label=words.zone_label(where), **values))
 
 
 ANY_BODY = 1 << 40
@@ -168,10 +186,39 @@ class Workers(Base):
                      "waiting": len(self.desk.waiting), "in_flight": len(self.desk.in_flight)})
 
 
+class Deadlines(Base):
+    """The course's due dates and late policy (reading_maths.nbgrader.deadlines), for the caller at this moment:
+    read from ``nbgrader_config.py`` (and the gradebook) on every request, in a thread."""
+
+    @web.authenticated
+    async def get(self):
+        self.set_header("Cache-Control", "no-store")
+        loop = asyncio.get_running_loop()
+        self.finish(await loop.run_in_executor(None, deadlines, self.desk.root, self.name))
+
+
 class Listing(Base):
+    """The caller's checks, with their progress: a student's points per question over their checks, the change
+    since the last and the attempts left; the instructor's: the class per assignment (who checked, the median
+    points per question day by day, who on the class list has not started)."""
+
     @web.authenticated
     def get(self):
-        self.page("list.html", rows=self.visible())
+        rows = self.visible()
+        where = words.zone(self.get_cookie(words.ZONE_COOKIE))
+        mine, klass, class_list = [], [], []
+        if self.instructor:
+            class_list = roster(self.desk.root)
+            klass = progress.whole_class(rows, class_list, where)
+        else:
+            try:
+                limits = course_rules.load(self.desk.root)
+            except course_rules.BadRules:
+                limits = None
+            mine = progress.student(rows, limits, lambda a, since: self.desk.store.counted(self.name, a, since),
+                                    now())
+        self.page("list.html", rows=rows, mine=mine, klass=klass, class_list=class_list,
+                  change_words=progress.change_words)
 
 
 class One(Base):
@@ -184,7 +231,8 @@ class One(Base):
 
 
 def make_app(desk: Desk, prefix: str, instructors: set[str]) -> web.Application:
-    routes = [("", Listing), ("api/checks", Checks), ("api/workers", Workers), (r"checks/(\d+)", One),
+    routes = [("", Listing), ("api/checks", Checks), ("api/workers", Workers), ("api/deadlines", Deadlines),
+              (r"checks/(\d+)", One),
               ("oauth_callback", HubOAuthCallbackHandler)]
     return web.Application([(url_path_join(prefix, path), handler) for path, handler in routes],
                            desk=desk, prefix=prefix, instructors=instructors, xsrf_cookies=True,

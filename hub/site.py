@@ -9,7 +9,8 @@ A site is one folder (``/srv/reading-maths-hub`` for ``make hub``, a temporary o
                        the course id and the exchange
     state/             root only: JupyterHub's database, cookie secret and log
     checks/            with checks: the checks service's program and pages (hub/checks.py), run as the instructor
-    share/jupyter/     with checks: the Check button's lab extension (on the servers' JUPYTER_PATH)
+    share/jupyter/     with checks: the Check button's lab extension (on the servers' JUPYTER_PATH), and in
+                       etc/jupyter/jupyter_server_config.d/ its server side (reading_maths.checks.lab_server) enabled
 
 JupyterHub itself runs as root (its local process spawner starts each person's server as that
 person), from the project's .venv, with the configurable-http-proxy that ``make`` installs into
@@ -94,7 +95,12 @@ def lay_out_checks(root: Path, instructor: str, course: Path, account: str | Non
         shutil.copytree(source, target, dirs_exist_ok=True)
     shutil.copy2(HERE / "checks.py", root / "checks" / "checks.py")
     (root / "share" / "jupyter").mkdir(parents=True, exist_ok=True)
-    for path in [root / "checks", root / "share", *(root / "checks").rglob("*"), *(root / "share").rglob("*")]:
+    # each server's reading-maths/deadlines, asking the service for the lab extension (checks/lab_server.py)
+    enable = root / "etc" / "jupyter" / "jupyter_server_config.d" / "reading-maths-checks.json"
+    enable.parent.mkdir(parents=True, exist_ok=True)
+    enable.write_text(json.dumps({"ServerApp": {"jpserver_extensions": {"reading_maths.checks.lab_server": True}}}))
+    for path in [root / "checks", root / "share", *(root / "checks").rglob("*"), *(root / "share").rglob("*"),
+                 enable.parent, enable]:
         os.chmod(path, 0o755 if path.is_dir() else 0o644)
     return {"port": free_port(), "account": account, "instructor": instructor, "course": str(course),
             "program": str(root / "checks" / "checks.py"), "jupyter_path": str(root / "share" / "jupyter")}

@@ -12,9 +12,10 @@ from playwright.sync_api import Page, expect
 SLOW = 240_000  # ms: a server start, an autograde or a validation on a busy two-core machine
 
 
-def log_in(browser, url: str, name: str, password: str) -> Page:
-    """A fresh browser context for ``name``, logged in through the hub's login page, on JupyterLab."""
-    context = browser.new_context(viewport={"width": 1400, "height": 900})
+def log_in(browser, url: str, name: str, password: str, **options) -> Page:
+    """A fresh browser context for ``name`` (``options``: Playwright's, e.g. ``timezone_id``), logged in through
+    the hub's login page, on JupyterLab."""
+    context = browser.new_context(viewport={"width": 1400, "height": 900}, **options)
     context.set_default_timeout(60_000)
     page = context.new_page()
     page.goto(f"{url}/hub/login")

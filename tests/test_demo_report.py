@@ -93,7 +93,7 @@ def test_html_has_plots_and_a_mistake_table(course, tmp_path):
     # the course's Content-Security-Policy first in the head: no script, nothing loaded (the plots are data: URLs)
     from reading_maths.reports.escape import csp_meta
 
-    assert page.startswith(f"<!doctype html><html><head>{csp_meta()}<meta charset='utf-8'>")
+    assert page.startswith(f"<!doctype html><html lang='en'><head>{csp_meta()}<meta charset='utf-8'>")
     assert page.count("<img ") == 3 and page.count("data:image/png;base64,") == 3
     assert "Most common mistakes" in page and "<div class='mistakes'>" in page
     table = page.split("<div class='mistakes'>")[1]
@@ -108,7 +108,30 @@ def test_html_has_plots_and_a_mistake_table(course, tmp_path):
     # the similar answers section links each assignment's integrity pages, written beside the report
     assert "<h2 id='integrity'>Similar answers</h2>" in page and "href='integrity/code/index.html'" in page
     index = (tmp_path / "out" / "integrity" / "code" / "index.html").read_text(encoding="utf-8")
-    assert index.startswith(f"<!doctype html><html><head>{csp_meta()}") and "4 submissions compared" in index
+    assert index.startswith(f"<!doctype html><html lang='en'><head>{csp_meta()}") and "4 submissions compared" in index
+
+
+@pytest.mark.browser
+def test_the_report_and_its_integrity_pages_pass_axe_core(course, tmp_path):
+    """The report and its similar-answers index, as Chromium opens them (no network): no serious or critical
+    axe-core violation; screenshots and results in tests/screenshots/report*.{png,axe.json}."""
+    import a11y
+    import browser as b
+
+    a11y.require_axe()
+    paths = build_report(course, tmp_path / "out", "code")
+    shots = Path(__file__).resolve().parent / "screenshots"
+    blocking = {}
+    with b.chromium() as ctx:
+        ctx.route(lambda url: not url.startswith(("file:", "data:")), lambda route: route.abort())
+        for name, page_path in (("report", paths["html"]),
+                                ("report-integrity-code", tmp_path / "out" / "integrity" / "code" / "index.html")):
+            page = ctx.new_page()
+            page.goto(page_path.as_uri())
+            page.screenshot(path=str(shots / f"{name}.png"), full_page=True)
+            blocking[name] = a11y.audit(page, shots, name)
+            page.close()
+    assert not any(blocking.values()), blocking
 
 
 def test_report_command_writes_to_out(course, tmp_path):

@@ -4,7 +4,8 @@ A temporary course grades one submission of every assignment (``reading-maths au
 typical mistakes, so there are messages to read; a written proof whose TeX carries markup) and runs stock
 ``nbgrader generate_feedback`` with the course's nbgrader_config.py. Each page must stay under 300 KB, load
 nothing remote and run no script; its formulas are MathML, which headless Chromium, with every network
-request refused, typesets itself. Screenshots: tests/screenshots/feedback-<assignment>.png.
+request refused, typesets itself, and passes axe-core with no serious or critical violation (tests/a11y.py).
+Screenshots: tests/screenshots/feedback-<assignment>.png, axe-core's results beside them (``.axe.json``).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import html.parser
 import re
 from pathlib import Path
 
+import a11y
 import browser as b
 import nbformat
 import pytest
@@ -124,5 +126,7 @@ def test_formulas_render_in_a_browser_without_network(pages, assignment):
         SHOTS.mkdir(exist_ok=True)
         page.locator("math[display=block], math").first.scroll_into_view_if_needed()
         page.screenshot(path=str(SHOTS / f"feedback-{assignment}.png"))
+        blocking = a11y.audit(page, SHOTS, f"feedback-{assignment}")
         page.close()
     assert not attempted, f"the feedback page tried to reach {attempted}"
+    assert not blocking, "axe-core: " + "; ".join(f"{v['rule']} ({v['impact']}) at {v['elements']}" for v in blocking)

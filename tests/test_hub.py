@@ -12,11 +12,12 @@ exchange is the site's shared folder. Through the hub's pages:
 3. the instructor collects, presses Autograde for each submission (nbgrader_config.py routes it through
    the sandbox, here as the instructor, an ordinary user: bubblewrap in a user namespace), hand-marks
    each written proof with a comment, generates and releases feedback;
-4. each student fetches their feedback and sees their own score and message, never the other's.
+4. each student fetches their feedback and sees their own score and message, never the other's; each feedback
+   page, as served by the student's own server, passes axe-core with no serious or critical violation.
 
 ``proofs`` is released too because ``code`` has no hand-marked cell: the students write one short
 proof there and leave the rest, which costs a fetch, one cell and a submit each (the whole test takes
-a few minutes). Screenshots of each step go to ``tests/screenshots/hub/``.
+a few minutes). Screenshots of each step go to ``tests/screenshots/hub/``, axe-core's results beside them.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import a11y
 import browser as b
 import nbformat
 import pytest
@@ -100,6 +102,9 @@ def in_feedback(number: float) -> str:
 def test_class_on_the_hub(hub_class, browser, shots):
     import hub_pages as hp
     from playwright.sync_api import expect
+
+    a11y.require_axe()
+    blocking = {}
 
     hub, people = hub_class
     teacher = people["teacher"]
@@ -222,6 +227,7 @@ def test_class_on_the_hub(hub_class, browser, shots):
             s.goto(f"{hub.url}/user/{person.name}/files/{html.relative_to(person.home)}")
             texts[assignment] = s.locator("body").inner_text()
             hp.shot(s, shots, f"09-{student}-feedback-{assignment}")
+            blocking[f"{student}-feedback-{assignment}"] = a11y.audit(s, shots, f"09-{student}-feedback-{assignment}")
         mine = expected[student]
         total = f"(Score: {in_feedback(mine['score'])} / {in_feedback(mine['max_score'])})"
         assert total in texts["code"], texts["code"][:500]
@@ -230,3 +236,4 @@ def test_class_on_the_hub(hub_class, browser, shots):
         assert f"Score: {in_feedback(points)} / 2.0" in texts["proofs"] and comment in texts["proofs"]
         assert MARKS[other][1] not in texts["proofs"]
         assert all(people[other].name not in text for text in texts.values())
+    assert not any(blocking.values()), blocking

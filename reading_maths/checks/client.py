@@ -64,6 +64,23 @@ def ask(path: str | None = None, questions: list[str] | None = None) -> dict:
         return {"refused": f"the checks service cannot be reached ({error})", "next_allowed": None}
 
 
+def deadlines() -> dict:
+    """The checks service's ``api/deadlines`` for this server's user (reading_maths.nbgrader.deadlines), or
+    ``{"error": why}``."""
+    url = os.environ.get("READING_MATHS_CHECKS_URL")
+    token = os.environ.get("JUPYTERHUB_API_TOKEN")
+    if not url or not token:
+        return {"error": "no checks service here (it runs on the course's JupyterHub)"}
+    request = urllib.request.Request(f"{url.rstrip('/')}/api/deadlines", headers={"Authorization": f"token {token}"})
+    try:
+        with urllib.request.urlopen(request, timeout=60) as response:
+            return json.loads(response.read())
+    except urllib.error.HTTPError as error:
+        return {"error": f"the checks service answered {error.code} {error.reason}"}
+    except (OSError, ValueError) as error:
+        return {"error": f"the checks service cannot be reached ({error})"}
+
+
 def lines(answer: dict) -> list[str]:
     """An answer as plain text lines."""
     if "refused" in answer:

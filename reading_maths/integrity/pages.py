@@ -34,7 +34,7 @@ HOW_TO_READ = (
 
 
 def _page(title: str, body: list[str]) -> str:
-    return "\n".join([f"<!doctype html><html><head>{csp_meta()}<meta charset='utf-8'>",
+    return "\n".join([f"<!doctype html><html lang='en'><head>{csp_meta()}<meta charset='utf-8'>",
                       f"<title>{html.escape(title)}</title><style>{STYLE}</style></head><body>",
                       f"<h1>{html.escape(title)}</h1>", *body, "</body></html>"])
 

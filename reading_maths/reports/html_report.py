@@ -142,7 +142,7 @@ def write_html(data: ReportData, path: Path, title: str = "reading-maths: class 
     mistake_rows = [[m.assignment, m.question, m.mistake, m.count, m.message.split(". ")[0]] for m in data.mistakes]
     parts = [
         # the course's Content-Security-Policy first (no script, nothing loaded), then the page
-        f"<!doctype html><html><head>{csp_meta()}<meta charset='utf-8'><title>{html.escape(title)}</title>",
+        f"<!doctype html><html lang='en'><head>{csp_meta()}<meta charset='utf-8'><title>{html.escape(title)}</title>",
         ("<style>body{font-family:sans-serif;max-width:1000px;margin:2em auto;padding:0 1em}img{max-width:100%}"
         "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:3px 8px;text-align:left}"
         "th{background:#eee}</style></head><body>"),
