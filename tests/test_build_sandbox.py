@@ -18,10 +18,12 @@ from nbclient import NotebookClient
 
 from conftest import ROOT
 from reading_maths.course import Assignment
-from reading_maths.grading.engine import Settings, grade
+from reading_maths.grading.engine import Settings, grade, sanitize
 from reading_maths.notebook import SOLUTION_MARKERS, grade_id, is_test_cell
 from reading_maths.sandbox.mutant_calls import definition
-from test_sandbox import SANDBOX, session
+from reading_maths.sandbox.rerun import MAX_PRELUDE, WORKERS, SessionTrials, run_fresh
+from reading_maths.sandbox.session import Cell, StudentSession
+from test_sandbox import SANDBOX, needs_isolation, session
 
 pytestmark = [pytest.mark.sandbox, pytest.mark.kernel]
 
@@ -89,6 +91,118 @@ def test_a_child_that_lies_about_its_source_gets_only_the_notebooks_text():
     with session(LIE_ABOUT_SOURCE, IMPLEMENTATION, names=("implementation_1",)) as s:
         with pytest.raises(LookupError, match="no def strong_looking_function"):
             definition(s.env()["implementation_1"])
+
+
+# -- trials forked from the warm snapshot: the course's leading cells run once, nothing of one trial in the next ------
+
+PRELUDE = """
+import os
+import numpy as np
+MADE_ONCE = os.urandom(8).hex()  # differs in every process that runs this cell
+KEPT = []  # made by the snapshot: each trial changes a copy of its own
+"""
+COUNTS = """
+def twice(x):
+    return 2 * x
+
+
+implementation_1 = twice
+
+
+def test_1(_copy=twice, _runs=[]):  # a copy of the implementation in a default argument, and a list kept there
+    global CALLS
+    CALLS = globals().get("CALLS", 0) + 1
+    _runs.append(1)
+    KEPT.append(1)
+    sizes = set()
+    for folder in ("/tmp", "/dev/shm", os.path.expanduser("~")):
+        with open(os.path.join(folder, "runs"), "a") as fh:
+            fh.write("x")
+        sizes.add(os.path.getsize(os.path.join(folder, "runs")))
+    return {"prelude": MADE_ONCE, "calls": CALLS, "runs": len(_runs), "kept": len(KEPT), "files": sorted(sizes),
+            "pid": os.getpid(), "copy": _copy(3), "implementation": implementation_1(3),
+            "left by the prelude": os.path.exists("/tmp/left-by-the-prelude")}
+"""
+
+
+def _trials(prelude: str, student_first: bool = False, more: str = "") -> tuple[dict, list, SessionTrials]:
+    """The notebook's own run of ``test_1``, and six trials of it (``twice`` made ``k * x``, k = 3..8) on both
+    workers at once; ``more``: a second read-only cell."""
+    cells = [Cell(0, "cell 1", prelude, trusted=True), Cell(2, "cell 3", COUNTS)]
+    if student_first:
+        cells.insert(0, Cell(-1, "the student's cell", "import os"))
+    if more:
+        cells.insert(-1, Cell(1, "cell 2", more, trusted=True))
+    with StudentSession(cells, ["implementation_1", "test_1"], SANDBOX, cell_timeout=30, call_timeout=30) as notebook:
+        env = notebook.env()
+        own = env["test_1"]()
+        runs = [(f"def twice(x):\n    return {k} * x\n", 30.0) for k in range(3, 9)]
+        outcomes = list(run_fresh(env["implementation_1"], [(env["test_1"], {})], runs))
+        trials = SessionTrials(notebook, "implementation_1", [("test_1", {})])
+    assert [[kind for kind, _ in outcome] for outcome in outcomes] == [["value"]] * 6, outcomes
+    return own, [outcome[0][1] for outcome in outcomes], trials
+
+
+def _nothing_carried(results: list[dict]) -> None:
+    """Each trial alone: its globals, default arguments, the snapshot's objects, its files and its process ids
+    start from scratch, and the copy it keeps is the replacement."""
+    for k, result in zip(range(3, 9), results, strict=True):
+        assert (result["calls"], result["runs"], result["kept"], result["files"]) == (1, 1, 1, [1]), result
+        assert result["pid"] == 2, "alone in a PID namespace of its own"
+        assert result["copy"] == result["implementation"] == 3 * k, "the copy in the default argument is the mutant"
+
+
+@needs_isolation
+def test_trials_fork_from_the_warm_snapshot_and_no_trial_sees_another():
+    """The course's leading cells run once, in the fork server the trials are forked from (the trials of one
+    worker all see the value they drew, not the one the notebook's own run drew); a test that counts its calls,
+    keeps a list in a default argument or in the snapshot's objects, writes files or holds a copy of the
+    implementation starts from scratch in every trial, two trials at a time as in every other order."""
+    own, results, trials = _trials(PRELUDE)
+    assert trials.prelude == ((0, Cell(0, "", PRELUDE).code),)
+    drawn = {r["prelude"] for r in results}
+    assert len(drawn) <= WORKERS < len(results) and own["prelude"] not in drawn, results  # one snapshot per worker
+    _nothing_carried(results)
+
+
+@needs_isolation
+def test_a_prelude_that_leaves_a_file_is_run_by_every_trial_itself():
+    """A prelude whose run leaves what a forked child would not have (a file in its /tmp): the fork server refuses
+    it, and each trial runs it itself (the file is there, as in the notebook's own run)."""
+    own, results, _ = _trials(PRELUDE + "open('/tmp/left-by-the-prelude', 'w').close()\n")
+    assert len({r["prelude"] for r in results} | {own["prelude"]}) == 7, "each trial ran the prelude itself"
+    assert all(r["left by the prelude"] for r in results) and own["left by the prelude"]
+    _nothing_carried(results)
+
+
+@needs_isolation
+def test_only_the_courses_cells_before_any_of_the_students_are_the_snapshot():
+    _, results, trials = _trials(PRELUDE, student_first=True)
+    assert trials.prelude == (), "a student's cell first: nothing runs in the fork server"
+    assert len({r["prelude"] for r in results}) == 6
+    _nothing_carried(results)
+
+
+@needs_isolation
+def test_read_only_cells_beyond_what_the_fork_servers_command_line_holds_run_in_each_trial():
+    big = "BIG = len(" + repr("x" * MAX_PRELUDE) + ")\n"
+    _, results, trials = _trials(PRELUDE, more=big)
+    assert [index for index, _ in trials.prelude] == [0], "the first cell only: the second is too long"
+    assert len({r["prelude"] for r in results}) <= WORKERS
+    _nothing_carried(results)
+
+
+def test_only_read_only_cells_restored_from_the_source_are_trusted():
+    nb = nbformat.read(SOURCE, as_version=4)
+    locked = {grade_id(c) for c in nb.cells if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("locked")}
+    edited = next(c for c in nb.cells if grade_id(c) == "entry-format")
+    original, edited.source = edited.source, "ENTRY_FORMAT_MINE = True\n" + edited.source
+    cells, notes = sanitize(nb, Assignment("build", ROOT))
+    assert any("entry-format was edited" in n for n in notes)
+    by_id = {c.label.split("(")[-1].rstrip(")"): c for c in cells}
+    assert by_id["entry-format"].trusted and by_id["entry-format"].source == original
+    assert by_id["meanings_1"].trusted is False
+    assert {k for k, c in by_id.items() if c.trusted} <= locked
 
 
 # -- whole notebooks: the sandboxed engine against the two in-process drivers ---------------------------------

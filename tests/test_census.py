@@ -1,7 +1,8 @@
 """Nothing writable is shared, and no kernel object outlives its child (issue 19, deliverables 1 and 2).
 
-A census, as root and as the ordinary user the suite creates (``tests/hostile/ordinary.py``), on both ways
-a child is started (forked by the worker's fork server, or started by bubblewrap): one student's child
+A census, as root and as the ordinary user the suite creates (``tests/hostile/ordinary.py``), on every way
+a child is started (forked by the worker's fork server; forked by one that ran a read-only cell of the course
+first, the warm snapshot mutation testing's fresh trials are forked from; or started by bubblewrap): one student's child
 tries to create a file in every directory it can see and an object in every kernel namespace it can
 reach (``tests/hostile/census.py``); only its own three tmpfs take a file, no keyring, SysV object,
 message queue or memfd can be made; a later child of another student in the same worker finds none of
@@ -39,17 +40,35 @@ from test_sandbox import needs_isolation
 pytestmark = pytest.mark.sandbox
 
 PATHS = ["forked", "spawned"]
+CENSUS_PATHS = ["forked", "warm", "spawned"]
+"""``warm``: forked by a fork server that ran a read-only cell of the course first, the snapshot mutation testing's
+fresh trials are forked from (:mod:`reading_maths.sandbox.rerun`)."""
+PRELUDE = Cell(0, "the course's read-only cell", "import os\nimport numpy as np\nMADE = os.urandom(8).hex()\n",
+               trusted=True)
 PRIVATE = ("/tmp", "/dev/shm", "/work/scratch")
 """The child's own tmpfs (HOME is /work/scratch/home): the only places it may write."""
 KEYCTL = {"x86_64": (248, 250), "aarch64": (217, 219)}[platform.machine()]
 SECRET_KEY = "rm-hostile-grader-secret"
 
 
-def _child(code: str, sandbox, starter) -> tuple[dict, str]:
-    with StudentSession([Cell(0, "cell 1", code)], ["probe"], sandbox, starter=starter,
-                        cell_timeout=120, call_timeout=120) as s:
+def _starter(sandbox, path: str) -> Starter | None:
+    """The children of ``path``: forked by a fork server (after the course's cell: ``warm``), or by bubblewrap."""
+    if path == "spawned":
+        return None
+    return Starter(sandbox, prelude=((PRELUDE.index, PRELUDE.code),) if path == "warm" else ())
+
+
+def _child(code: str, sandbox, starter, warm: bool = False) -> tuple[dict, str]:
+    """What ``code`` found, and the kind of its child; ``warm``: after the course's cell, whose drawn value is
+    kept in ``drawn``."""
+    cells = [PRELUDE, Cell(1, "cell 2", code)] if warm else [Cell(0, "cell 1", code)]
+    with StudentSession(cells, ["probe", "MADE"], sandbox, starter=starter, cell_timeout=120, call_timeout=120) as s:
         assert s.start_error is None and not s.cell_errors, (s.start_error, s.cell_errors)
+        drawn.append(s.env().get("MADE"))
         return s.env()["probe"], type(s._child.process).__name__
+
+
+drawn: list[str | None] = []
 
 
 def host_leftovers() -> dict[str, list]:
@@ -69,14 +88,14 @@ def host_leftovers() -> dict[str, list]:
 def census(path: str) -> dict:
     """One student's child leaves what it can, a later child of the same worker looks for it, the host too."""
     sandbox = choose()
-    starter = Starter(sandbox) if path == "forked" else None
+    starter = _starter(sandbox, path)
     try:
-        left, first = _child(LEAVE, sandbox, starter)
-        seen, second = _child(LOOK, sandbox, starter)
+        left, first = _child(LEAVE, sandbox, starter, path == "warm")
+        seen, second = _child(LOOK, sandbox, starter, path == "warm")
     finally:
         if starter is not None:
             starter.close()
-    return {"left": left, "seen": seen, "kinds": [first, second], "host": host_leftovers()}
+    return {"left": left, "seen": seen, "kinds": [first, second], "host": host_leftovers(), "drawn": drawn[-2:]}
 
 
 GRADER_KEYRING = f"""
@@ -108,9 +127,9 @@ def grader_keyring(path: str) -> dict:
     secret = libc.syscall(add_key, b"user", SECRET_KEY.encode(), b"answers", 7, -3)
     assert secret >= 0, os.strerror(ctypes.get_errno())
     sandbox = choose()
-    starter = Starter(sandbox) if path == "forked" else None
+    starter = _starter(sandbox, path)
     try:
-        seen, kind = _child(GRADER_KEYRING, sandbox, starter)
+        seen, kind = _child(GRADER_KEYRING, sandbox, starter, path == "warm")
     finally:
         if starter is not None:
             starter.close()
@@ -125,7 +144,9 @@ def in_mode(mode: str, function: str, path: str):
 
 
 def check_census(found: dict, path: str) -> None:
-    assert found["kinds"] == (["Forked"] * 2 if path == "forked" else ["Popen"] * 2)
+    assert found["kinds"] == (["Popen"] * 2 if path == "spawned" else ["Forked"] * 2)
+    if path == "warm":  # the course's cell ran once, in the fork server both children were forked from
+        assert found["drawn"][0] is not None and found["drawn"][0] == found["drawn"][1], found["drawn"]
     dirs = found["left"]["dirs"]
     assert {"/tmp", "/dev/shm", "/work/scratch/home"} <= set(dirs), "the census writes where it may"
     assert [d for d in dirs if not d.startswith(PRIVATE)] == [], "only the child's own tmpfs are writable"
@@ -145,14 +166,14 @@ def check_keyring(found: dict) -> None:
 
 
 @needs_isolation
-@pytest.mark.parametrize("path", PATHS)
+@pytest.mark.parametrize("path", CENSUS_PATHS)
 @pytest.mark.parametrize("mode", MODES)
 def test_a_child_writes_only_its_own_tmpfs_and_leaves_nothing(mode, path):
     check_census(in_mode(mode, "census", path), path)
 
 
 @needs_isolation
-@pytest.mark.parametrize("path", PATHS)
+@pytest.mark.parametrize("path", CENSUS_PATHS)
 @pytest.mark.parametrize("mode", MODES)
 def test_a_child_cannot_reach_the_graders_session_keyring(mode, path):
     check_keyring(in_mode(mode, "grader_keyring", path))

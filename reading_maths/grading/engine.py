@@ -90,8 +90,8 @@ def sanitize(nb, assignment: Assignment) -> tuple[list[Cell], list[str]]:
                 notes.append(f"read-only cell {gid} was edited; its original code was run instead")
             source = locked[gid]
             seen.add(gid)
-        cells.append(Cell(index, f"cell {index + 1}" + (f" ({gid})" if gid else ""), source))
-    missing = [Cell(-1 - i, f"read-only cell {gid} (restored)", code)
+        cells.append(Cell(index, f"cell {index + 1}" + (f" ({gid})" if gid else ""), source, trusted=gid in locked))
+    missing = [Cell(-1 - i, f"read-only cell {gid} (restored)", code, trusted=True)
                for i, (gid, code) in enumerate(locked.items()) if gid not in seen]
     notes += [f"{c.label.split(' (')[0]} was missing; it was put back" for c in missing]
     return missing + cells, notes

@@ -13,6 +13,7 @@ name ``\\gamma``, and a dimension ``"d_k"`` spells ``d_{k}``.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Iterable
@@ -119,11 +120,17 @@ def _args(node: LatexMacroNode) -> list:
 
 def tokens(latex: str) -> list[Token]:
     """The equation as a flat list of tokens; groups become ``open``/``close`` tokens."""
+    return list(_tokens(latex))
+
+
+@functools.lru_cache(maxsize=1024)
+def _tokens(latex: str) -> tuple[Token, ...]:
+    """:func:`tokens`, each text parsed once per process (the course's equations are read for every entry)."""
     if len(latex) > MAX_LATEX:
         raise LatexError(f"it is longer than {MAX_LATEX} characters")
     try:
         nodes, _, _ = LatexWalker(from_unicode(latex), tolerant_parsing=True).get_latex_nodes()
-        return _walk(nodes)
+        return tuple(_walk(nodes))
     except (RecursionError, MemoryError):
         raise LatexError("it is nested too deeply") from None
     except Exception as exc:  # noqa: BLE001 - the parser's own errors, whatever their kind

@@ -12,7 +12,8 @@ Only source text is produced here; mutants run where all student code runs (the 
 from __future__ import annotations
 
 import ast
-import copy
+import collections
+import functools
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
@@ -124,19 +125,44 @@ def _sites(fn: ast.FunctionDef) -> list[tuple[int, int, str]]:
 def _mutate(fn: ast.FunctionDef, *made: tuple[int, int]) -> str:
     """The source of ``fn`` with each change ``(node number, change number)`` of ``made`` made (nodes numbered
     in ``ast.walk`` order of ``fn``, breadth first: the deepest changed first, so that an outer change keeps an
-    inner one, or drops it with the part it drops)."""
-    tree = copy.deepcopy(fn)
-    nodes = list(ast.walk(tree))
+    inner one, or drops it with the part it drops).  ``fn`` itself is changed: pass a tree of its own."""
+    nodes: list[ast.AST] = []  # in the order of ast.walk
+    holders: dict[int, dict[tuple[ast.AST, str], None]] = {}  # where each node is held: (parent, field)
+    todo = collections.deque([fn])
+    while todo:
+        parent = todo.popleft()
+        nodes.append(parent)
+        for field, value in ast.iter_fields(parent):
+            for held in value if isinstance(value, list) else (value,):
+                if isinstance(held, ast.AST):
+                    todo.append(held)
+                    holders.setdefault(id(held), {})[(parent, field)] = None
     for number, change in sorted(made, reverse=True):
         target = nodes[number]
         replacement = [make for _, make in _changes(target)][change](target)
-        for parent in nodes:
-            for field, value in ast.iter_fields(parent):
-                if value is target:
-                    setattr(parent, field, replacement)
-                elif isinstance(value, list) and any(v is target for v in value):
-                    setattr(parent, field, [replacement if v is target else v for v in value])
-    return ast.unparse(ast.fix_missing_locations(tree)) + "\n"
+        for parent, field in holders.get(id(target), {}):
+            value = getattr(parent, field)
+            if value is target:
+                setattr(parent, field, replacement)
+            elif isinstance(value, list) and any(v is target for v in value):
+                setattr(parent, field, [replacement if v is target else v for v in value])
+    return ast.unparse(ast.fix_missing_locations(fn)) + "\n"
+
+
+@functools.lru_cache(maxsize=8192)
+def _mutated(source: str, made: tuple[tuple[int, int], ...]) -> str | None:
+    """The text of the function of ``source`` with the changes ``made`` (:func:`_mutate`, on a tree parsed again
+    from ``source``: the same tree as a copy, in a fraction of the time), or None when they cannot be made; once per
+    process (the search's single changes and the pool's mutants are mostly the same)."""
+    try:
+        return _mutate(parse_function(source), *made)
+    except (ValueError, TypeError, RecursionError):
+        return None
+
+
+@functools.lru_cache(maxsize=256)
+def _sites_of(source: str) -> tuple[tuple[int, int, str], ...]:
+    return tuple(_sites(parse_function(source)))
 
 
 def mutants(source: str, limit: int = MAX_MUTANTS) -> list[Mutant]:
@@ -146,33 +172,32 @@ def mutants(source: str, limit: int = MAX_MUTANTS) -> list[Mutant]:
     text equals the original's (a change that changes nothing) are left out.
     """
     fn = parse_function(source)
-    sites = _sites(fn)
+    sites = list(_sites_of(source))
     if len(sites) > limit:
         sites = [sites[round(i * (len(sites) - 1) / (limit - 1))] for i in range(limit)]
-    return _made(fn, [((number, change),) for number, change, _ in sites], {(n, c): d for n, c, d in sites})
+    return _made(source, fn, [((number, change),) for number, change, _ in sites],
+                 {(n, c): d for n, c, d in sites})
 
 
 def pairs(source: str, limit: int) -> list[Mutant]:
     """Up to ``limit`` mutants of two changes each (two constants, or a constant and an operator, say), taken
     from every site of the function, the nearest sites first: the changes that can cancel on one input."""
     fn = parse_function(source)
-    sites = _sites(fn)
+    sites = list(_sites_of(source))
     chosen = sorted(((a, b) for i, a in enumerate(sites) for b in sites[i + 1:] if a[0] != b[0]),
                     key=lambda ab: abs(ab[0][0] - ab[1][0]))[:limit]
     described = {(n, c): d for n, c, d in sites}
-    return _made(fn, [((a[0], a[1]), (b[0], b[1])) for a, b in chosen], described)
+    return _made(source, fn, [((a[0], a[1]), (b[0], b[1])) for a, b in chosen], described)
 
 
-def _made(fn: ast.FunctionDef, changes: list[tuple[tuple[int, int], ...]], described: dict) -> list[Mutant]:
-    """The mutants of ``fn`` with each group of ``changes`` made, each once, none equal to ``fn``'s own text."""
+def _made(source: str, fn: ast.FunctionDef, changes: list[tuple[tuple[int, int], ...]],
+          described: dict) -> list[Mutant]:
+    """The mutants of ``fn`` (the function of ``source``) with each group of ``changes`` made, each once, none
+    equal to ``fn``'s own text."""
     original = ast.unparse(fn) + "\n"
     found: dict[str, Mutant] = {}
     for made in changes:
-        try:
-            text = _mutate(fn, *made)
-        except (ValueError, TypeError, RecursionError):
-            continue
-        if text != original and text not in found:
+        text = _mutated(source, made)
+        if text is not None and text != original and text not in found:
             found[text] = Mutant("; ".join(described[m] for m in made), text)
     return list(found.values())
-

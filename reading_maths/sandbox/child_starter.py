@@ -20,6 +20,8 @@ import logging
 import multiprocessing.util
 import os
 import subprocess
+import threading
+from concurrent.futures import Future, ThreadPoolExecutor
 
 from reading_maths.sandbox.cgroups import Cgroup
 from reading_maths.sandbox.fork_server_client import Forked, ForkServer, NoForkServer
@@ -31,26 +33,37 @@ log = logging.getLogger(__name__)
 
 
 class Starter:
-    """Hands out fresh sandboxed children, each started before it is asked for."""
+    """Hands out fresh sandboxed children, each started before it is asked for (by a thread of its own, while the
+    child handed out last runs)."""
 
-    def __init__(self, sandbox: Sandbox, preload: tuple[str, ...] = (), slots: range = range(SLOTS)):
+    def __init__(self, sandbox: Sandbox, preload: tuple[str, ...] = (), slots: range = range(SLOTS),
+                 prelude: tuple[tuple[int, str], ...] = ()):
         if not sandbox.isolated:
             raise ValueError("children are started ahead only in the full sandbox (the plain one needs a scratch "
                              "folder per notebook)")
         self.sandbox, self.preload = sandbox, preload
-        self._fork_server: ForkServer | None = ForkServer(sandbox, preload)
+        self._fork_server: ForkServer | None = ForkServer(sandbox, preload, prelude)
         self._slots = itertools.cycle(slots)
-        self._ready: tuple[int, Started] | None = None
+        self._ready: Future[tuple[int, Started]] | None = None
         self._slot_of: dict[int, int] = {}
         self._dying: dict[int, Dying] = {}
+        self._ahead = ThreadPoolExecutor(1, thread_name_prefix="child-ahead")
+        """the only thread that asks the fork server for children (it lives as long as this starter: a child that
+        bubblewrap starts dies with the thread that started it)"""
 
-    def _spawn(self) -> tuple[int, Started]:
+    def _spawn(self) -> Future[tuple[int, Started]]:
+        """The next child, started by the starter's own thread: its slot's last child gone, forked, in its cgroup."""
         slot = next(self._slots)
-        if slot in self._dying:  # its last child was stopped two notebooks ago: normally long gone
-            self._dying.pop(slot).wait()
+        return self._ahead.submit(self._start, slot, self._dying.pop(slot, None))
+
+    def _start(self, slot: int, dying: Dying | None) -> tuple[int, Started]:
+        if dying is not None:  # its last child was stopped two notebooks ago: normally long gone
+            dying.wait()
         if self._fork_server is not None:
             try:
-                return slot, self._fork_server.fork(slot)
+                forked, group = self._fork_server.fork(slot)
+                forked.wait_moved()  # in its cgroup before the notebook's code arrives
+                return slot, (forked, group)
             except NoForkServer as exc:  # no fork server here: bubblewrap starts each child, as it does elsewhere
                 log.warning("children are started one by one (%s)", exc)
                 self._fork_server.close()
@@ -65,17 +78,16 @@ class Starter:
 
     def take(self) -> Started:
         """A child that has run nothing yet (started ahead when it is still alive, else now); the next one is
-        started before this returns."""
-        ready, self._ready = self._ready, None
+        being started when this returns."""
+        ahead, self._ready = self._ready, None
+        ready = ahead.result() if ahead is not None else None
         if ready is not None and ready[1][0].poll() is not None:  # it died waiting: start another
             self._leave(ready[0], stop(*ready[1]))
             ready = None
         if ready is None:
-            ready = self._spawn()
+            ready = self._spawn().result()
         self._ready = self._spawn()
         self._slot_of[id(ready[1][0])] = ready[0]
-        if isinstance(ready[1][0], Forked):
-            ready[1][0].wait_moved()  # in its cgroup before the notebook's code arrives
         return ready[1]
 
     def retire(self, process: subprocess.Popen | Forked, group: Cgroup | None) -> None:
@@ -91,24 +103,50 @@ class Starter:
 
     def close(self, grace: float = 10.0) -> None:
         """Stop the child waiting ahead and wait for every child to be gone."""
-        if self._ready is not None:
-            self._leave(self._ready[0], stop(*self._ready[1]))
-            self._ready = None
+        ahead, self._ready = self._ready, None
+        try:
+            ready = ahead.result() if ahead is not None else None
+        except Exception:  # noqa: BLE001 - it could not be started: nothing of it to stop
+            ready = None
+        if ready is not None:
+            self._leave(ready[0], stop(*ready[1]))
         for dying in self._dying.values():
             dying.wait(grace)
         self._dying.clear()
         if self._fork_server is not None:
             self._fork_server.close()
+        self._ahead.shutdown(wait=False)
 
 
-_made: dict[tuple[int, Sandbox, tuple[str, ...], range], Starter] = {}
+_made: dict[tuple[int, Sandbox, tuple[str, ...], range, tuple[tuple[int, str], ...]], Starter] = {}
+PRELUDES = 2
+"""Starters kept for the same slots with different preludes (the notebooks of a class mostly share one)."""
+_making = threading.Lock()
 
 
-def starter(sandbox: Sandbox, preload: tuple[str, ...], slots: range = range(SLOTS)) -> Starter:
-    """This process's starter for ``sandbox`` and ``slots`` (a forked process makes its own); its children are
-    stopped when the process exits (a pool worker's exit included)."""
-    key = (os.getpid(), sandbox, preload, slots)
-    if key not in _made:
-        _made[key] = made = Starter(sandbox, preload, slots)
+def _fresh_lock() -> None:
+    global _making
+    _making = threading.Lock()  # a forked child's (the thread that held it is not there)
+
+
+os.register_at_fork(after_in_child=_fresh_lock)
+
+
+def starter(sandbox: Sandbox, preload: tuple[str, ...], slots: range = range(SLOTS),
+            prelude: tuple[tuple[int, str], ...] = ()) -> Starter:
+    """This process's starter for ``sandbox`` and ``slots`` (a forked process makes its own), its children forked
+    after ``prelude`` (see :class:`~reading_maths.sandbox.fork_server_client.ForkServer`); its children are stopped
+    when the process exits (a pool worker's exit included), or when it is the oldest of more than :data:`PRELUDES`
+    for the same slots."""
+    key = (os.getpid(), sandbox, preload, slots, prelude)
+    with _making:  # the trial workers ask for theirs at once
+        if key in _made:
+            _made[key] = made = _made.pop(key)  # the most recently used last
+            return made
+        _made[key] = made = Starter(sandbox, preload, slots, prelude)
         multiprocessing.util.Finalize(made, made.close, exitpriority=10)
-    return _made[key]
+        same = [k for k in _made if k[:4] == key[:4]]
+        evicted = [_made.pop(old) for old in same[:-PRELUDES]]
+    for old in evicted:
+        old.close()
+    return made

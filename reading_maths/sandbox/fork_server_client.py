@@ -23,6 +23,7 @@ import socket
 import struct
 import subprocess
 import sys
+import threading
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
 
@@ -55,8 +56,11 @@ class Forked:
     them, so they are only ever named by that pidfd, never by a pid that a later process could have.
     """
 
-    def __init__(self, pid: int, init: int, to_child: int, from_child: int, moved: Future | None):
+    def __init__(self, pid: int, init: int, to_child: int, from_child: int, moved: Future | None,
+                 prelude: tuple[tuple[int, str], ...] = ()):
         self.pid = pid
+        self.prelude = prelude
+        """the cells ``(index, code)`` it has already run (those of its fork server's prelude)"""
         self.stdin = open(to_child, "wb", buffering=0)  # noqa: SIM115 - closed by stopping.Dying
         self.stdout = open(from_child, "rb")  # noqa: SIM115
         self.returncode: int | None = None
@@ -88,13 +92,38 @@ class Forked:
         return self.poll()
 
 
+_launchers: dict[int, ThreadPoolExecutor] = {}
+_making = threading.Lock()
+
+
+def _fresh_lock() -> None:
+    global _making
+    _making = threading.Lock()  # a forked child's (the thread that held it is not there)
+
+
+os.register_at_fork(after_in_child=_fresh_lock)
+
+
+def _launcher() -> ThreadPoolExecutor:
+    """This process's thread that starts fork servers, alive as long as the process: bubblewrap's
+    ``--die-with-parent`` kills a sandbox when the *thread* that started it ends, so a fork server started by a
+    short-lived thread (a pool's, that of one batch of trials) would be killed with it and started again."""
+    with _making:
+        if os.getpid() not in _launchers:
+            _launchers[os.getpid()] = ThreadPoolExecutor(1, thread_name_prefix="fork-server-launcher")
+        return _launchers[os.getpid()]
+
+
 class ForkServer:
     """One fork server for this grading process, and the children it forks."""
 
-    def __init__(self, sandbox: Sandbox, preload: tuple[str, ...]):
+    def __init__(self, sandbox: Sandbox, preload: tuple[str, ...], prelude: tuple[tuple[int, str], ...] = ()):
         if not sandbox.isolated:
             raise NoForkServer("the fork server runs only in the full sandbox")
         self.sandbox, self.preload = sandbox, preload
+        self.prelude = prelude
+        """cells ``(index, code)`` of the course's own (read-only cells restored from the source notebook) that the
+        fork server runs once, every child then starting after them; () once the fork server refused them"""
         self._process: subprocess.Popen | None = None
         self._control: socket.socket | None = None
         self._mover = ThreadPoolExecutor(1, thread_name_prefix="cgroup-move") if sandbox.cgroups else None
@@ -102,6 +131,7 @@ class ForkServer:
     def _start(self) -> None:
         control, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         setup = {"path": list(site_paths()), "preload": list(self.preload), "control": theirs.fileno(),
+                 "prelude": [{"id": index, "source": code} for index, code in self.prelude],
                  "bound": [str(p) for p in bound_paths()], "proc_masked": list(PROC_MASKED),
                  "processes": self.sandbox.limits.processes, "scratch_bytes": SCRATCH_BYTES,
                  "own_user_namespace": self.sandbox.mode == "userns",
@@ -112,11 +142,18 @@ class ForkServer:
             command = self.sandbox.limits.prlimit(processes=False) + self.sandbox.command(
                 argv, fork_server=True, seccomp=seccomp)
             passed = (theirs.fileno(),) if seccomp is None else (theirs.fileno(), seccomp)
-            self._process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                             stderr=subprocess.DEVNULL, pass_fds=passed, cwd="/",
-                                             env=self.sandbox.environment(None), start_new_session=True)
+            self._process = _launcher().submit(
+                subprocess.Popen, command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL, pass_fds=passed, cwd="/", env=self.sandbox.environment(None),
+                start_new_session=True).result()
         self._control = control
-        if not select.select([control], [], [], START_TIMEOUT)[0] or control.recv(1) != b"R":
+        said = control.recv(1) if select.select([control], [], [], START_TIMEOUT)[0] else b""
+        if said == b"P" and self.prelude:  # a prelude cell raised, or left what a child would miss: none then
+            self.close()
+            self.prelude = ()
+            self._start()
+            return
+        if said != b"R":
             self.close()
             raise NoForkServer("the fork server did not start")
 
@@ -156,7 +193,7 @@ class ForkServer:
         group = Cgroup.create(dict(self.sandbox.cgroups), self.sandbox.limits.memory_bytes,
                               self.sandbox.limits.processes) if self.sandbox.cgroups else None
         moved = self._mover.submit(group.move, pid) if group is not None else None
-        return Forked(pid, init, to_child_w, from_child_r, moved), group
+        return Forked(pid, init, to_child_w, from_child_r, moved, self.prelude), group
 
     @staticmethod
     def _hello(hello: socket.socket, uid: int) -> int | None:

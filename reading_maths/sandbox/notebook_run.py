@@ -32,6 +32,9 @@ class Cell:
     source: str
     code: str = ""
     """the Python the child runs: IPython's reading of ``source`` (:func:`reading_maths.cells.to_python`)"""
+    trusted: bool = False
+    """the course's own code: a read-only cell, its code restored from the source notebook whatever the student's
+    copy holds (:func:`reading_maths.grading.engine.sanitize`); never a student's"""
 
     def __post_init__(self) -> None:
         self.code = self.code or to_python(self.source)
@@ -149,6 +152,10 @@ class NotebookRun:
             self._scratch = self._scratch or self.sandbox.new_scratch()
             self._child = ChildPipes(*self.sandbox.spawn(self._scratch))
         todo = self.due()
+        ran = getattr(self._child.process, "prelude", ())  # forked after the fork server ran these cells
+        if ran and [(c.index, c.code) for c in todo[:len(ran)]] != list(ran):
+            raise RuntimeError("a child forked after cells this notebook does not start with")
+        todo = todo[len(ran):]
         deadline = min(time.monotonic() + self.cell_timeout, self._end)
         self._child.send({"cells": [{"id": c.index, "source": c.code} for c in todo], "names": self.names},
                          deadline)

@@ -9,7 +9,12 @@ replacement.  :func:`run_fresh` takes the student's functions wherever they live
 
 - sandbox proxies: the trial is a new :class:`~reading_maths.sandbox.session.StudentSession` on the
   notebook's own cells (the one holding the ``def`` edited), forked by a fork server of its own on the
-  sandbox uids kept for trials (:data:`~reading_maths.sandbox.process.RERUN_SLOTS`);
+  sandbox uids kept for trials (:data:`~reading_maths.sandbox.process.RERUN_SLOTS`).  The notebook's leading
+  read-only cells (the course's code, :attr:`~reading_maths.sandbox.notebook_run.Cell.trusted`) are that fork
+  server's *prelude*: run once, in it, before it forks any trial, so that each trial runs only the cells from the
+  student's first on (the warm snapshot holds nothing of the student's, and each trial is still a new process
+  with namespaces and files of its own).  The :data:`WORKERS` threads that run trials, and so start their fork
+  servers, live as long as the grading process: a sandbox dies with the thread that started it;
 - real functions (pytest, stock nbgrader's kernel): this process forks, the child runs the files
   that define the functions again (from ``linecache``, where IPython keeps its cells) in a fresh
   working folder and sends its outcomes back as plain data (:mod:`reading_maths.sandbox.wire`).
@@ -21,6 +26,7 @@ An outcome is ``("value", result)``, ``("error", type name)``, ``("timeout", sec
 from __future__ import annotations
 
 import functools
+import itertools
 import json
 import linecache
 import os
@@ -28,6 +34,7 @@ import queue
 import signal
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Generator
 from concurrent.futures import ThreadPoolExecutor
@@ -44,8 +51,11 @@ from reading_maths.sandbox.session import Cell, StudentSession
 
 Outcome = tuple[str, Any]
 WORKERS = 2
-"""Trials run at once: while one child starts, another runs (each worker has its own fork server and uids)."""
+"""Trials run at once (each worker has its own fork server and uids; each starts its next child while one runs)."""
 MAX_REPLY = 64 << 20
+MAX_PRELUDE = 64_000
+"""Characters of the trials' prelude (as JSON: it goes to the fork server on its command line, whose arguments
+the kernel takes up to 128 KiB each)."""
 _workers: queue.SimpleQueue[int] = queue.SimpleQueue()
 for _number in range(WORKERS):
     _workers.put(_number)
@@ -61,14 +71,36 @@ def run_fresh(implementation: Any, calls: list[tuple[Any, dict]], runs: list[tup
     Raises ``LookupError`` when the source of the program cannot be found.
     """
     trial = implementation.trials(calls) if isinstance(implementation, Remote) else _Forked(implementation, calls)
-    with ThreadPoolExecutor(WORKERS) as pool:
-        futures = [pool.submit(trial.run, replacement, limit) for replacement, limit in runs]
-        try:
-            for future in futures:
-                yield future.result()
-        finally:
-            for future in futures:
-                future.cancel()
+    futures = [_pool().submit(trial.run, replacement, limit) for replacement, limit in runs]
+    try:
+        for future in futures:
+            yield future.result()
+    finally:
+        for future in futures:
+            future.cancel()
+        for future in futures:  # the runs under way end before the caller goes on (as a pool's shutdown waited)
+            if not future.cancelled():
+                future.exception()
+
+
+_pools: dict[int, ThreadPoolExecutor] = {}
+_making = threading.Lock()
+
+
+def _fresh_lock() -> None:
+    global _making
+    _making = threading.Lock()  # a forked child's (the thread that held it is not there)
+
+
+os.register_at_fork(after_in_child=_fresh_lock)
+
+
+def _pool() -> ThreadPoolExecutor:
+    """This process's trial threads, kept for its whole life (a forked process makes its own)."""
+    with _making:
+        if os.getpid() not in _pools:
+            _pools[os.getpid()] = ThreadPoolExecutor(WORKERS, thread_name_prefix="trials")
+        return _pools[os.getpid()]
 
 
 class SessionTrials:
@@ -79,6 +111,11 @@ class SessionTrials:
         self.session, self.calls = session, calls
         self.cell, self.line, self.function = session.locate(name)
         self.cells = session.due()
+        lead = list(itertools.takewhile(lambda c: c.trusted and c.index != self.cell.index, self.cells))
+        sizes = itertools.accumulate(len(json.dumps(c.code)) for c in lead)
+        self.prelude = tuple((c.index, c.code) for c, size in zip(lead, sizes, strict=True) if size <= MAX_PRELUDE)
+        """the notebook's leading read-only cells (the course's code), as many as :data:`MAX_PRELUDE` holds: run once
+        by the fork server the trials are forked from, never again in a trial"""
 
     def run(self, replacement: str, limit: float) -> list[Outcome]:
         session = self.session
@@ -87,7 +124,8 @@ class SessionTrials:
         worker = _workers.get()
         try:
             slots = range(SLOTS + worker * SLOTS, SLOTS + (worker + 1) * SLOTS)
-            ahead = starter(session.sandbox, session.preload, slots) if session.sandbox.isolated else None
+            ahead = starter(session.sandbox, session.preload, slots, self.prelude) if session.sandbox.isolated \
+                else None
             fresh = StudentSession(cells, list(dict.fromkeys(n for n, _ in self.calls)), session.sandbox,
                                    session.cell_timeout, min(limit, session.call_timeout), starter=ahead,
                                    preload=session.preload, budget=session.remaining())

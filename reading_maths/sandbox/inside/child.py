@@ -192,14 +192,39 @@ def own_session_keyring() -> None:
         ctypes.CDLL(None, use_errno=True).syscall(number, KEYCTL_JOIN_SESSION_KEYRING, None)
 
 
-def run(channel: GraderPipes) -> None:
-    """Run the notebook's cells as the trusted side sends them, then answer its requests until it stops."""
-    own_session_keyring()
-    setup = channel.receive()
+def notebook_namespace() -> dict:
+    """The namespace a notebook's cells run in, as a fresh kernel has it (``input`` refused: no one types)."""
     namespace = {"__name__": "__main__", "__builtins__": builtins}
     namespace.update(get_ipython=ZMQInteractiveShell(namespace), display=lambda *a, **k: None)
     builtins.input = no_input
     sys.path.insert(0, os.getcwd())  # as in Jupyter: a module the notebook writes (%%writefile) is imported
+    return namespace
+
+
+def run_prelude(cells: list, namespace: dict) -> bool:
+    """Run the course's own leading cells in ``namespace`` (in the fork server, before any child is forked: see
+    ``fork_server.py``), their output thrown away as a child's is; False when one raised."""
+    streams = sys.stdout, sys.stderr
+    sys.stdout = sys.stderr = _Sink()
+    try:
+        for cell in cells:
+            run_code(cell["source"], f"<cell {cell['id']}>", namespace)
+    except BaseException:  # noqa: BLE001 - the children then run every cell themselves
+        return False
+    finally:
+        sys.stdout, sys.stderr = streams
+    return True
+
+
+def run(channel: GraderPipes, namespace: dict | None = None) -> None:
+    """Run the notebook's cells as the trusted side sends them, then answer its requests until it stops.
+
+    ``namespace``: the notebook's namespace once the fork server has run its leading cells (the trusted side then
+    sends only the cells after them), else a fresh one."""
+    own_session_keyring()
+    setup = channel.receive()
+    if namespace is None:
+        namespace = notebook_namespace()
     run_cells(channel, setup.get("cells", []), namespace)
     names = setup.get("names", [])
     ready(channel, namespace, names)

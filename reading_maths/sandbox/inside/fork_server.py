@@ -2,8 +2,11 @@
 
 Starting a child is mostly Python and NumPy starting (about 60 ms of CPU each time).  A fork server does
 that once: it runs in its own bubblewrap sandbox, as the child would (the same read-only view, no
-network), imports the child's runtime and the notebook's modules, and then, for each request of the
-trusted side (:mod:`reading_maths.sandbox.fork_server_client`), forks a child that makes a sandbox of its own
+network), imports the child's runtime and the notebook's modules, and, when the trusted side gives it a
+*prelude*, runs the notebook's leading read-only cells (the course's own code, restored from the source notebook,
+never a student's) in the namespace every child then starts from: the warm snapshot that mutation testing's fresh
+trials (:mod:`reading_maths.sandbox.rerun`) fork from, so that no trial runs them again.  Then, for each request
+of the trusted side (:mod:`reading_maths.sandbox.fork_server_client`), forks a child that makes a sandbox of its own
 before it may run anything:
 
 1. new mount, PID, network, IPC and UTS namespaces (and, where the fork server is itself in a user
@@ -17,9 +20,9 @@ before it may run anything:
    ``/proc/self/status`` and exits if anything is left; then it says hello on the socket the trusted side gave
    it (the kernel tells the trusted side its real pid) and runs the notebook (:func:`child.run`) on its two pipes.
 
-Nothing of one notebook's child reaches the fork server or the next child: each has its own namespaces
-and files, and the fork server (which keeps the capabilities needed to make them, within its own
-sandbox) is not in any child's PID namespace.  Like ``child.py``, this file needs only the
+Nothing of one notebook's child reaches the fork server or the next child: each has its own namespaces,
+files and copy of the prelude's namespace, and the fork server (which keeps the capabilities needed to make them,
+within its own sandbox) is not in any child's PID namespace.  Like ``child.py``, this file needs only the
 standard library.
 """
 
@@ -151,7 +154,7 @@ def _student(request: dict, fds: list[int], start: dict) -> None:
     os.chdir(os.environ.get("HOME", "/"))
     import child
 
-    child.run(child.GraderPipes())
+    child.run(child.GraderPipes(), _warm)
     os._exit(0)
 
 
@@ -226,7 +229,43 @@ def _receive(control: socket.socket) -> tuple[dict, list[int]] | None:
     return json.loads(data), list(descriptors)
 
 
+_warm: dict | None = None
+"""The notebook's namespace once the prelude has run (None: no prelude, each child makes a fresh one)."""
+WRITABLE = ("/tmp", "/dev/shm", "/work/scratch")
+
+
+def _traces() -> tuple:
+    """What of this process a cell could leave behind that a forked child would not get as running the cell itself
+    gives it: threads, child processes, open files, the working folder, files in the writable folders."""
+    try:
+        os.waitpid(-1, os.WNOHANG)
+        children = True  # a child process, running or exited
+    except ChildProcessError:
+        children = False
+    files = []
+    for top in WRITABLE:
+        for folder, dirs, names in os.walk(top):
+            for name in sorted(dirs + names):
+                info = os.lstat(os.path.join(folder, name))
+                files.append((folder, name, info.st_mode, info.st_size, info.st_mtime_ns))
+    return len(os.listdir("/proc/self/task")), children, sorted(os.listdir("/proc/self/fd")), os.getcwd(), files
+
+
+def _run_prelude(cells: list) -> dict | None:
+    """The course's own leading cells of the notebook (read-only cells, restored from the source notebook: never a
+    student's code), run once here so that every child starts after them: the notebook's namespace, or None when a
+    cell raised or left a trace a child would miss (:func:`_traces`); this process must then not fork children."""
+    import child
+
+    before = _traces()
+    namespace = child.notebook_namespace()
+    if not child.run_prelude(cells, namespace) or _traces() != before:
+        return None
+    return namespace
+
+
 def main() -> None:
+    global _warm
     start = json.loads(sys.argv[1])
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # child.py and wire.py beside it (-I adds none)
     sys.path += [str(p) for p in start.get("path", [])]  # started with -S, as the child is
@@ -235,7 +274,12 @@ def main() -> None:
     child.preload(start.get("preload", []))
     libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
     control = socket.socket(fileno=int(start["control"]))
-    os.write(control.fileno(), b"R")  # ready: imports done
+    if start.get("prelude"):
+        _warm = _run_prelude(start["prelude"])
+        if _warm is None:  # refused: the trusted side starts a fork server without it
+            os.write(control.fileno(), b"P")
+            os._exit(0)
+    os.write(control.fileno(), b"R")  # ready: imports (and the prelude) done
     while (received := _receive(control)) is not None:
         request, fds = received
         if len(fds) != 3:
