@@ -284,6 +284,15 @@ def huge_scores(attention):
     rng = hidden_rng(SEED, "huge_scores")
     Q, K, V = 1000 * rng.standard_normal((3, 4)), rng.standard_normal((5, 4)), rng.standard_normal((5, 2))
     q.check(attention, Q, K, V, label="hidden inputs with scores in the thousands")
+    # two unit keys 0.045 rad apart, and queries of length 2000 along them: scores near 1000 that differ by about
+    # one, the other keys' far below, whatever the seed; neither weight is near 0 or 1, so an answer that keeps
+    # only single precision's 7 digits of the scores is off in the 5th digit of its output
+    K /= np.linalg.norm(K, axis=1, keepdims=True)
+    turn = rng.standard_normal(4)
+    turn -= (turn @ K[0]) * K[0]
+    K[1] = K[0] + 0.045 * turn / np.linalg.norm(turn)
+    K[1] /= np.linalg.norm(K[1])
+    q.check(attention, 2000 * K[:2], K, V, label="hidden inputs with two keys whose scores in the thousands are close")
 
 
 @test_case(name="queries_of_different_scale", points=1, hidden=True)
