@@ -42,6 +42,7 @@ import logging
 import math
 import multiprocessing
 import os
+import pickle
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -166,14 +167,15 @@ class Checked:
     result: Encoded
 
 
-def check_upload(nb: nbformat.NotebookNode, settings: Settings, root: Path, assignment: str,
+def check_upload(read: bytes, settings: Settings, root: Path, assignment: str,
                  rules: course_rules.Rules, questions: list[str], head: dict, slow: bool = False) -> Checked:
-    """A check, in a worker: the notebook (as the desk read it: it is not read again) graded as ``reading-maths
-    grade`` grades one (:func:`~reading_maths.grading.batch.grade_one`; messages name it ``<assignment>.ipynb``),
-    what the student is shown of it as ``rules`` allow (:func:`shown`, with the check's ``head``: its id, user and
-    notebook), and both made ready for the record.  A ``slow`` student's notebook runs in children that weigh
-    less (:func:`weighing_less`)."""
+    """A check, in a worker: the notebook (``read``: as the desk read it, pickled there; it is not read and
+    validated again) graded as ``reading-maths grade`` grades one (:func:`~reading_maths.grading.batch.grade_one`;
+    messages name it ``<assignment>.ipynb``), what the student is shown of it as ``rules`` allow (:func:`shown`,
+    with the check's ``head``: its id, user and notebook), and both made ready for the record.  A ``slow``
+    student's notebook runs in children that weigh less (:func:`weighing_less`)."""
     name = f"{assignment}.ipynb"
+    nb = pickle.loads(read)  # noqa: S301 - the desk's own pickle of what nbformat read, as the pipe's own are
     with weighing_less(settings, root, assignment) if slow else contextlib.nullcontext():
         result = grade_one(Path(name), settings, root, assignment, shown=name, nb=nb)
     result.notebook = head["notebook"]
@@ -294,8 +296,9 @@ class Asked:
     data: bytes
     assignment: str
     questions: list[str]
-    nb: nbformat.NotebookNode | None = field(default=None, repr=False)
-    """the notebook as read (and graded: the worker does not read it again)"""
+    read: bytes = field(default=b"", repr=False)
+    """the notebook as read, pickled (what the worker grades: it does not read it again; about the size of the
+    notebook, where the objects nbformat made of it can be many times that while the check waits its turn)"""
     sha256: str = ""
 
     def __post_init__(self):
@@ -532,7 +535,7 @@ class Desk:
         if unknown:
             raise Refused(f"{assignment.id} has no question {', '.join(unknown)} (it has {', '.join(known)})",
                           status=400)
-        return Asked(user, notebook, data, assignment.id, asked, nb)
+        return Asked(user, notebook, data, assignment.id, asked, pickle.dumps(nb, pickle.HIGHEST_PROTOCOL))
 
     def judge(self, asked: Asked, rules: course_rules.Rules | None = None) -> int:
         """Apply the assignment's ``rules`` (None: as checks.toml says now) to ``asked``: the id of its row, its
@@ -577,7 +580,7 @@ class Desk:
         budget = rules.budget.total_seconds() if rules.budget is not None else None
         head = {"id": check_id, "user": user, "notebook": asked.notebook}
         try:
-            checked = await self._graded(user, (asked.nb, replace(self.settings, budget=budget), self.root,
+            checked = await self._graded(user, (asked.read, replace(self.settings, budget=budget), self.root,
                                                 asked.assignment, rules, asked.questions, head),
                                          budget or self.expected_budget(asked.assignment))
         except WorkerLost as lost:  # the attempt is given back
