@@ -17,7 +17,9 @@ The queue is fair under hostile load:
   body is read) to its answer; another is refused at once, and recorded;
 - checks are graded in the order they came, except that students whose last check ran longer than
   :data:`SLOW_AFTER` hold at most a quarter of the workers together, so that a few slow-but-right notebooks
-  never hold them all; there are twice as many workers as cores by default, since a slow check mostly waits;
+  never hold them all; there are three workers per core by default (:data:`PER_CORE`), since a slow check
+  mostly waits: two students slow at their first check, not yet known slow, leave the class two workers per core;
+  a slow student's sandboxed children weigh less than the class's (:data:`SLOW_NICENESS`);
 - after a request refused as malformed or too large, the student's next requests are refused unread for
   :data:`COOLDOWN` seconds;
 - reading a notebook (JSON, nbformat, recognising its assignment) happens in a thread, never on the event
@@ -33,13 +35,16 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import contextlib
 import hashlib
 import json
 import logging
 import math
 import multiprocessing
 import os
+import pickle
 import time
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
@@ -57,6 +62,7 @@ from reading_maths.grading.engine import Settings
 from reading_maths.notebook import MAX_PARTS
 from reading_maths.results import GradeResult
 from reading_maths.sandbox.child_starter import starter
+from reading_maths.sandbox.fork_server_client import Forked
 
 MAX_NOTEBOOK_BYTES = 16 << 20
 """The largest notebook a check accepts (the course's are tens of kilobytes); larger is refused unread."""
@@ -71,6 +77,15 @@ cannot be repeated in a loop."""
 OVERRUN = 60.0
 """Seconds past its budget after which a check's worker is killed and replaced (the sandbox's own limits
 end a check long before: this is for a worker that is stuck itself)."""
+SLOW_NICENESS = 19
+"""The niceness of a slow student's sandboxed children (the class's have the workers', 15): a CPU share about
+2.4 times smaller where they compete, so that a notebook spinning a core through its budget takes less of the
+class's time."""
+PER_CORE = 3
+"""Grading workers per core by default.  A check is CPU work, and two workers per core already keep the cores
+busy (one is not enough: each waits on its sandboxed child at every call); the third is for the slow students
+not yet known to be slow, whose first checks hold workers for their budget while the class's go on.  Each
+worker, with its fork server and children, takes about 160 MB."""
 START_TIMEOUT = 300.0
 """Seconds a new worker may take to load and start its fork servers."""
 log = logging.getLogger(__name__)
@@ -152,17 +167,45 @@ class Checked:
     result: Encoded
 
 
-def check_upload(nb: nbformat.NotebookNode, settings: Settings, root: Path, assignment: str,
-                 rules: course_rules.Rules, questions: list[str], head: dict) -> Checked:
-    """A check, in a worker: the notebook (as the desk read it: it is not read again) graded as ``reading-maths
-    grade`` grades one (:func:`~reading_maths.grading.batch.grade_one`; messages name it ``<assignment>.ipynb``),
-    what the student is shown of it as ``rules`` allow (:func:`shown`, with the check's ``head``: its id, user and
-    notebook), and both made ready for the record."""
+def check_upload(read: bytes, settings: Settings, root: Path, assignment: str,
+                 rules: course_rules.Rules, questions: list[str], head: dict, slow: bool = False) -> Checked:
+    """A check, in a worker: the notebook (``read``: as the desk read it, pickled there; it is not read and
+    validated again) graded as ``reading-maths grade`` grades one (:func:`~reading_maths.grading.batch.grade_one`;
+    messages name it ``<assignment>.ipynb``), what the student is shown of it as ``rules`` allow (:func:`shown`,
+    with the check's ``head``: its id, user and notebook), and both made ready for the record.  A ``slow``
+    student's notebook runs in children that weigh less (:func:`weighing_less`)."""
     name = f"{assignment}.ipynb"
-    result = grade_one(Path(name), settings, root, assignment, shown=name, nb=nb)
+    nb = pickle.loads(read)  # noqa: S301 - the desk's own pickle of what nbformat read, as the pipe's own are
+    with weighing_less(settings, root, assignment) if slow else contextlib.nullcontext():
+        result = grade_one(Path(name), settings, root, assignment, shown=name, nb=nb)
     result.notebook = head["notebook"]
     view = bounded(shown(result, rules, questions) | head)
     return Checked(view, encoded(view, cut=False), encoded(result.to_json()))
+
+
+@contextlib.contextmanager
+def weighing_less(settings: Settings, root: Path, assignment: str) -> Iterator[None]:
+    """Meanwhile, each sandboxed child this worker's starter hands out (for ``assignment``) is made
+    :data:`SLOW_NICENESS` before the notebook's code reaches it, so that it (and every process it starts) weighs
+    less than the class's children.  A child started by bubblewrap rather than forked keeps the worker's."""
+    if not (settings.ahead and settings.sandbox.isolated):
+        yield
+        return
+    handing = starter(settings.sandbox, course_assignment(root, assignment).imports)  # the one grade() uses
+    take = handing.take
+
+    def take_weighing_less():
+        process, group = take()
+        if isinstance(process, Forked):  # alive and waiting for its code: its pid is its own
+            with contextlib.suppress(OSError):
+                os.setpriority(os.PRIO_PROCESS, process.pid, SLOW_NICENESS)
+        return process, group
+
+    handing.take = take_weighing_less
+    try:
+        yield
+    finally:
+        del handing.take
 
 
 def _warm(sandbox, root: Path) -> None:
@@ -253,8 +296,9 @@ class Asked:
     data: bytes
     assignment: str
     questions: list[str]
-    nb: nbformat.NotebookNode | None = field(default=None, repr=False)
-    """the notebook as read (and graded: the worker does not read it again)"""
+    read: bytes = field(default=b"", repr=False)
+    """the notebook as read, pickled (what the worker grades: it does not read it again; about the size of the
+    notebook, where the objects nbformat made of it can be many times that while the check waits its turn)"""
     sha256: str = ""
 
     def __post_init__(self):
@@ -262,13 +306,14 @@ class Asked:
 
 
 class Desk:
-    """Checks for the course at ``root``, recorded in ``db``, graded by ``workers`` processes (0: two per core)."""
+    """Checks for the course at ``root``, recorded in ``db``, graded by ``workers`` processes (0: :data:`PER_CORE`
+    per core)."""
 
     def __init__(self, root: Path, db: Path, settings: Settings, workers: int = 0):
         self.root, self.store = Path(root), Store(db)
         self.store.abandon_pending()
         self.settings = Settings(settings.sandbox, settings.cell_timeout, settings.call_timeout, ahead=True)
-        self.size = workers or 2 * (os.cpu_count() or 1)
+        self.size = workers or PER_CORE * (os.cpu_count() or 1)
         self.in_flight: set[str] = set()
         self.cooling: dict[str, float] = {}
         self.slow: set[str] = set()
@@ -402,8 +447,8 @@ class Desk:
 
     async def _graded(self, user: str, args: tuple, budget: float) -> Checked:
         """``args`` graded by the next free worker, in turn; :class:`WorkerLost` when its worker is lost."""
-        job = Job(user, args, budget, user in self.slow,
-                  asyncio.get_running_loop().create_future())
+        slow = user in self.slow
+        job = Job(user, (*args, slow), budget, slow, asyncio.get_running_loop().create_future())
         self.waiting.append(job)
         self._dispatch()
         said, value = await job.answer
@@ -490,7 +535,7 @@ class Desk:
         if unknown:
             raise Refused(f"{assignment.id} has no question {', '.join(unknown)} (it has {', '.join(known)})",
                           status=400)
-        return Asked(user, notebook, data, assignment.id, asked, nb)
+        return Asked(user, notebook, data, assignment.id, asked, pickle.dumps(nb, pickle.HIGHEST_PROTOCOL))
 
     def judge(self, asked: Asked, rules: course_rules.Rules | None = None) -> int:
         """Apply the assignment's ``rules`` (None: as checks.toml says now) to ``asked``: the id of its row, its
@@ -535,7 +580,7 @@ class Desk:
         budget = rules.budget.total_seconds() if rules.budget is not None else None
         head = {"id": check_id, "user": user, "notebook": asked.notebook}
         try:
-            checked = await self._graded(user, (asked.nb, replace(self.settings, budget=budget), self.root,
+            checked = await self._graded(user, (asked.read, replace(self.settings, budget=budget), self.root,
                                                 asked.assignment, rules, asked.questions, head),
                                          budget or self.expected_budget(asked.assignment))
         except WorkerLost as lost:  # the attempt is given back
