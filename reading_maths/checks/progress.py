@@ -158,7 +158,8 @@ def whole_class(rows: list[dict], roster: list[str], where: tzinfo) -> list[Clas
     views = []
     for assignment in sorted(asked):
         checks = [r for r in graded(rows) if r["assignment"] == assignment]
-        questions, tops = [], {}
+        questions: list[str] = []
+        tops: dict[str, float] = {}
         for row in checks:
             scores, top = _scores(row["shown"])
             questions += [q for q in scores if q not in questions]

@@ -143,7 +143,8 @@ class SaveFeedbackComments(NbGraderPreprocessor):
         return nb, resources
 
 
-def _rows_by_cell(gb: Gradebook, model: type, notebook_id: str, preferred: str) -> dict[str, tuple]:
+def _rows_by_cell(gb: Gradebook, model: type[Grade] | type[Comment], notebook_id: str, preferred: str
+                  ) -> dict[str, tuple]:
     """A submitted notebook's grade or comment rows by cell name: ``(row id, manual score or None)``, the row of
     the ``preferred`` cell type first, as nbgrader's ``find_grade``/``find_comment`` look them up."""
     manual = [Grade.manual_score] if model is Grade else []
