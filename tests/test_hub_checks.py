@@ -161,6 +161,9 @@ def test_checks_on_the_hub(hub_class, browser):
     hp.shot(a, SHOTS, "01-ada-checked")
     audit(a, "01-ada-checked", ANSWER)
     audit(a, "01-ada-notebook-markdown", [".jp-NotebookPanel:not(.lm-mod-hidden) .jp-RenderedMarkdown"])
+    # the notebook's formulas, typeset by JupyterLab's own MathJax (bundled: offline), carry MathML for screen readers
+    formula = a.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-RenderedMarkdown mjx-container").first
+    expect(formula.locator("mjx-assistive-mml math")).to_be_attached()
     expected = grade_json(teacher.course, ada.home / "code" / "code.ipynb")
     box = a.get_by_role("dialog", name=re.compile("^Check "))
     expect(box.get_by_role("heading")).to_contain_text(f"{expected['score']:g} / {expected['max_score']:g} points")
