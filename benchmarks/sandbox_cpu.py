@@ -16,18 +16,9 @@ import multiprocessing
 import os
 from multiprocessing.sharedctypes import Synchronized
 
+from reading_maths.sandbox import stopping
+
 TICK = os.sysconf("SC_CLK_TCK")
-
-
-def _children(pid: int) -> list[int]:
-    found: list[int] = []
-    try:
-        for task in os.listdir(f"/proc/{pid}/task"):
-            with open(f"/proc/{pid}/task/{task}/children") as fh:
-                found += [int(c) for c in fh.read().split()]
-    except (OSError, ValueError):
-        pass
-    return found
 
 
 def tree_cpu(pids: list[int], reaped: bool = True) -> float:
@@ -45,7 +36,7 @@ def tree_cpu(pids: list[int], reaped: bool = True) -> float:
         except OSError:
             continue
         total += sum(int(f) for f in fields[11:15 if reaped else 13]) / TICK  # utime, stime(, cutime, cstime)
-        pids += _children(pid)
+        pids += stopping._children(pid)
     return total
 
 

@@ -43,15 +43,18 @@ def _span(seconds: float) -> str:
     return f"{hours} hour{'s' * (hours != 1)}" + (f" {minutes % 60} minutes" if minutes % 60 else "")
 
 
+def _aware(moment: datetime | str) -> datetime:
+    """``moment`` as an aware datetime (an ISO text read; a naive one taken as UTC)."""
+    moment = datetime.fromisoformat(moment) if isinstance(moment, str) else moment
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
 def in_words(moment: datetime | str | None, where: tzinfo = UTC, now: datetime | None = None) -> str:
     """``moment`` in words, seen from ``now`` in zone ``where``: "just now", "42 minutes ago", "in 42 minutes",
     "today 17:03", "yesterday 17:03", "tomorrow 09:00", "Mon 3 Feb 17:03", "Mon 3 Feb 2025 17:03"."""
     if moment is None:
         return ""
-    if isinstance(moment, str):
-        moment = datetime.fromisoformat(moment)
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
+    moment = _aware(moment)
     now = (now or datetime.now(UTC)).astimezone(where)
     local = moment.astimezone(where)
     seconds = (local - now).total_seconds()
@@ -71,10 +74,7 @@ def full(moment: datetime | str | None, where: tzinfo = UTC) -> str:
     """``moment`` in full in zone ``where``: "Sun 6 Dec 2026, 07:12 (Europe/London)"."""
     if moment is None:
         return ""
-    if isinstance(moment, str):
-        moment = datetime.fromisoformat(moment)
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
+    moment = _aware(moment)
     local = moment.astimezone(where)
     return f"{local:%a} {local.day} {local:%b} {local.year}, {_clock(local)} ({zone_label(where)})"
 

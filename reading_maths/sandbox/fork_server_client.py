@@ -92,26 +92,31 @@ class Forked:
         return self.poll()
 
 
-_launchers: dict[int, ThreadPoolExecutor] = {}
-_making = threading.Lock()
+class LifelongThreads:
+    """A pool of ``workers`` threads of this process, alive as long as the process (a forked child makes its own).
+
+    bubblewrap's ``--die-with-parent`` kills a sandbox when the *thread* that started it ends: a fork server or a
+    trial started by a short-lived thread (a pool's, that of one batch of trials) would be killed with it.
+    """
+
+    def __init__(self, workers: int, name: str):
+        self.workers, self.name = workers, name
+        self._pools: dict[int, ThreadPoolExecutor] = {}
+        self._making = threading.Lock()
+        os.register_at_fork(after_in_child=self._fresh_lock)
+
+    def _fresh_lock(self) -> None:
+        self._making = threading.Lock()  # a forked child's (the thread that held it is not there)
+
+    def __call__(self) -> ThreadPoolExecutor:
+        with self._making:
+            if os.getpid() not in self._pools:
+                self._pools[os.getpid()] = ThreadPoolExecutor(self.workers, thread_name_prefix=self.name)
+            return self._pools[os.getpid()]
 
 
-def _fresh_lock() -> None:
-    global _making
-    _making = threading.Lock()  # a forked child's (the thread that held it is not there)
-
-
-os.register_at_fork(after_in_child=_fresh_lock)
-
-
-def _launcher() -> ThreadPoolExecutor:
-    """This process's thread that starts fork servers, alive as long as the process: bubblewrap's
-    ``--die-with-parent`` kills a sandbox when the *thread* that started it ends, so a fork server started by a
-    short-lived thread (a pool's, that of one batch of trials) would be killed with it and started again."""
-    with _making:
-        if os.getpid() not in _launchers:
-            _launchers[os.getpid()] = ThreadPoolExecutor(1, thread_name_prefix="fork-server-launcher")
-        return _launchers[os.getpid()]
+_launcher = LifelongThreads(1, "fork-server-launcher")
+"""The thread that starts this process's fork servers (so that none is started again after its thread ends)."""
 
 
 class ForkServer:

@@ -34,15 +34,14 @@ import queue
 import signal
 import sys
 import tempfile
-import threading
 import time
 from collections.abc import Generator
-from concurrent.futures import ThreadPoolExecutor
 from types import CodeType
 from typing import Any
 
 from reading_maths.sandbox.child_starter import starter
 from reading_maths.sandbox.errors import CallTimeout, ProcessDied, StudentError
+from reading_maths.sandbox.fork_server_client import LifelongThreads
 from reading_maths.sandbox.inside import wire
 from reading_maths.sandbox.limited_eval import read_fork_reply
 from reading_maths.sandbox.mutant_calls import Remote, function_lines, replace_function
@@ -83,24 +82,8 @@ def run_fresh(implementation: Any, calls: list[tuple[Any, dict]], runs: list[tup
                 future.exception()
 
 
-_pools: dict[int, ThreadPoolExecutor] = {}
-_making = threading.Lock()
-
-
-def _fresh_lock() -> None:
-    global _making
-    _making = threading.Lock()  # a forked child's (the thread that held it is not there)
-
-
-os.register_at_fork(after_in_child=_fresh_lock)
-
-
-def _pool() -> ThreadPoolExecutor:
-    """This process's trial threads, kept for its whole life (a forked process makes its own)."""
-    with _making:
-        if os.getpid() not in _pools:
-            _pools[os.getpid()] = ThreadPoolExecutor(WORKERS, thread_name_prefix="trials")
-        return _pools[os.getpid()]
+_pool = LifelongThreads(WORKERS, "trials")
+"""This process's trial threads, kept for its whole life."""
 
 
 class SessionTrials:
