@@ -6,8 +6,10 @@ test_corpora.py; the sandboxed path (mutants run in the student's process) in te
 
 import math
 import runpy
+import tempfile
 import warnings
 from functools import partial
+from pathlib import Path
 
 import nbformat
 import numpy as np
@@ -23,6 +25,7 @@ from reading_maths.kit.mutation import mutants
 from reading_maths.kit.probes import probes
 from reading_maths.kit.strength import judge
 from reading_maths.notebook import SOLUTION_MARKERS, grade_id, nbgrader_meta, read_notebook
+from reading_maths.sandbox.rerun import run_fresh
 
 BUILD = Assignment("build", ROOT)
 ENTRIES = ["entry_1", "entry_2", "entry_3"]
@@ -427,3 +430,26 @@ def test_a_test_cut_off_by_a_time_limit_is_told_so(monkeypatch):
         names = {"entry_1": entry, "implementation_1": slow_double, "test_1": check_slowly}
         strength_case.strong(build._Entry(1, names), 0.5, 1)
     assert "judges" not in str(told.value)
+
+
+TRIAL_PROGRAM = '''import os
+def double(x):
+    return 2 * x
+def test_double():
+    left = sorted(os.listdir("."))  # what earlier trials left in the working folder: nothing
+    open("left-by-the-test", "w").close()
+    assert double(3) == 6
+    return left
+'''
+
+
+def test_forked_trials_start_in_an_empty_folder_and_leave_none_behind(tmp_path):
+    """A trial of functions of this process runs in a fresh working folder of its own, removed after it."""
+    path = tmp_path / "trial_program.py"
+    path.write_text(TRIAL_PROGRAM)
+    program = runpy.run_path(str(path))
+    before = set(Path(tempfile.gettempdir()).glob("reading-maths-trial-*"))
+    runs = [("def double(x):\n    return 2 * x\n", 5.0), ("def double(x):\n    return x + x\n", 5.0)]
+    outcomes = list(run_fresh(program["double"], [(program["test_double"], {})], runs))
+    assert outcomes == [[("value", [])], [("value", [])]]  # each trial saw an empty folder
+    assert set(Path(tempfile.gettempdir()).glob("reading-maths-trial-*")) <= before

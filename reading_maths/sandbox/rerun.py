@@ -31,6 +31,7 @@ import json
 import linecache
 import os
 import queue
+import shutil
 import signal
 import sys
 import tempfile
@@ -183,13 +184,17 @@ class _Forked:
     def run(self, replacement: str, limit: float) -> list[Outcome]:
         program = _program(self.implementation, replacement, [f for f, _ in self.calls])
         calls = [(getattr(f, "__name__", ""), kw) for f, kw in self.calls]
+        folder = tempfile.mkdtemp(prefix="reading-maths-trial-")  # the child's working folder, removed after it
         read, write = os.pipe()
         pid = os.fork()
         if pid == 0:  # pragma: no cover - the forked child: it never returns
             os.close(read)
-            _trial(self.implementation.__globals__, program, calls, limit, write)
+            _trial(self.implementation.__globals__, program, calls, limit, write, folder)
         os.close(write)
-        return _collect(read, pid, time.monotonic() + limit * (len(calls) + 1) + 10.0, len(calls), limit)
+        try:
+            return _collect(read, pid, time.monotonic() + limit * (len(calls) + 1) + 10.0, len(calls), limit)
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 def _collect(read: int, pid: int, deadline: float, expected: int, limit: float) -> list[Outcome]:
@@ -204,14 +209,15 @@ def _collect(read: int, pid: int, deadline: float, expected: int, limit: float) 
 
 
 def _trial(namespace: dict, program: list[CodeType], calls: list[tuple[str, dict]], limit: float,
-           out: int) -> None:  # pragma: no cover - runs in the forked child
-    """The forked child: run the program, make the calls, write the outcomes as JSON to ``out``, exit."""
+           out: int, folder: str) -> None:  # pragma: no cover - runs in the forked child
+    """The forked child: in the working ``folder``, run the program, make the calls, write the outcomes as JSON to
+    ``out``, exit."""
     try:
         devnull = os.open(os.devnull, os.O_RDWR)
         for fd in (0, 1, 2):
             os.dup2(devnull, fd)
         sys.stdout = sys.stderr = open(os.devnull, "w")  # noqa: SIM115 - the process ends below
-        os.chdir(tempfile.mkdtemp(prefix="reading-maths-trial-"))
+        os.chdir(folder)
 
         def stop(signum, frame):
             raise _Stopped()
