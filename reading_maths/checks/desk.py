@@ -412,6 +412,7 @@ class Desk:
             if job is None:
                 return
             worker = self.idle.pop()
+            worker.job, worker.since = job, time.monotonic()  # now: the next job of this loop counts it as running
             task = asyncio.get_running_loop().create_task(self._run(worker, job))
             self._tasks.add(task)
             task.add_done_callback(self._tasks.discard)
@@ -429,7 +430,6 @@ class Desk:
                              "for instance for using too much memory)") from None
 
     async def _run(self, worker: Worker, job: Job) -> None:
-        worker.job, worker.since = job, time.monotonic()
         try:
             answer = await asyncio.get_running_loop().run_in_executor(self._waits, self._exchange, worker, job)
         except WorkerLost as lost:
