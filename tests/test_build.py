@@ -443,6 +443,7 @@ def test_double():
 '''
 
 
+@pytest.mark.slow  # forks this process for each trial
 def test_forked_trials_start_in_an_empty_folder_and_leave_none_behind(tmp_path):
     """A trial of functions of this process runs in a fresh working folder of its own, removed after it."""
     path = tmp_path / "trial_program.py"
