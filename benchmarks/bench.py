@@ -108,9 +108,11 @@ def otter(course: Path, assignment: str, sample: int, tmp: Path) -> dict:
     staging = tmp / "otter" / "staging"
     for name in ("source", "graders"):
         shutil.copytree(course / name / assignment, staging / name / assignment)
+    shutil.copy(course / "course-secret.key", staging)  # the same hidden random inputs as the batch drew
     zip_path = tmp / "otter" / "autograder.zip"
     subprocess.run([str(synthetic.BIN / "otter"), "generate", "-t", str(course / "graders" / assignment),
-                    "-o", str(zip_path), "--no-config", "--no-requirements", "--no-environment", "source", "graders"],
+                    "-o", str(zip_path), "--no-config", "--no-requirements", "--no-environment", "source", "graders",
+                    "course-secret.key"],
                    cwd=staging, env=synthetic.env_for(course), capture_output=True, check=True)
     students = sorted(p.name for p in (course / "submitted").iterdir())[:sample]
     found, walls, cpus = {}, [], []
