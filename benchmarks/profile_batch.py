@@ -130,6 +130,17 @@ def fork_server_cpu() -> tuple[float, bool]:
     return sum(tree_cpu([z.pid], reaped=False) for z in found), bool(found)
 
 
+FORKED_HERE = "processes the grader forks for itself (formula checks under limits)"
+
+
+def reaped_cpu() -> float:
+    """CPU seconds of this process's children it has reaped: with the children from the fork server (the fork
+    server's own, reaped inside its sandbox), these are the processes the graders fork to evaluate a formula
+    under limits (:mod:`reading_maths.sandbox.limited_eval`)."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
 @contextlib.contextmanager
 def no_pool(*_, **__):
     """Instead of the pool autograde starts before it finds the submissions: every notebook is graded here."""
@@ -142,9 +153,10 @@ def main() -> None:
     ag.grade_many = serial_grade_many
     ag.started_pool = no_pool
     settings = ag.Settings(choose())
-    wall0, cpu0 = time.perf_counter(), time.process_time()
+    wall0, cpu0, reaped0 = time.perf_counter(), time.process_time(), reaped_cpu()
     outcomes = ag.autograde(course, assignment, settings, progress=False)
     server_cpu, forked = fork_server_cpu()
+    cpu[FORKED_HERE] += reaped_cpu() - reaped0
     print(json.dumps({
         "assignment": assignment, "notebooks": len(outcomes), "sandbox": settings.sandbox.mode, "forked": forked,
         "imports": IMPORTS_CPU, "wall": time.perf_counter() - wall0, "cpu": time.process_time() - cpu0,

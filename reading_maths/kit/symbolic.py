@@ -26,11 +26,16 @@ they differ settles it, and agreeing everywhere is what SymPy alone cannot alway
 that ``doit`` turns into a ``Piecewise``, ``equals`` returning ``None``).  Only when the numbers
 cannot settle it (an expression that cannot be evaluated at concrete values, or a time-out) is
 ``simplify(student - reference) == 0`` tried, with the assumptions above.  Verdicts are remembered.
+A student's formula is evaluated at the six points once, in the child, and those values are set against the
+reference's and every catalogued mistake's, which the grading process computes itself (they are the
+instructor's formulas) and remembers.
 """
 
 from __future__ import annotations
 
+import functools
 import io
+import json
 import math
 import random
 import tokenize
@@ -211,22 +216,91 @@ def _evaluate(expr: sympy.Expr, point: dict[str, float | int], seed: int) -> flo
     return number.real
 
 
-def _numeric(student: str, reference: str, variables: tuple[str, ...], seed: int) -> tuple[str, str]:
-    s, r = _both(student, reference, variables)
-    if r is None:
-        return s
+POINTS = 6
+"""Points of the domain at which a student's formula and the reference are compared."""
+
+
+def _points(variables: tuple[str, ...], seed: int) -> list[tuple[dict[str, float | int], int]]:
+    """The six points of the numeric check (``beta1`` in (0, 1), small ``k`` and ``t``) and each one's seed for
+    the values of ``g``: the same for every formula compared on ``variables`` with ``seed``."""
     rng = random.Random(seed)
-    for trial in range(6):
+    points: list[tuple[dict[str, float | int], int]] = []
+    for trial in range(POINTS):
         point: dict[str, float | int] = {"beta1": rng.uniform(0.05, 0.95)}
         for name in ("k", "t"):
             if name in variables:
                 point[name] = [1, 2, 3, 4, 6, 9][trial]
-        expected = _evaluate(r, point, seed + trial)
+        points.append((point, seed + trial))
+    return points
+
+
+def _values_at_points(student: str, variables: tuple[str, ...], seed: int) -> tuple[str, str]:
+    """Run in a child: the student's formula at :func:`_points`, as ``("values", JSON list)``, the list stopping
+    at the first point where it cannot be evaluated (``("unevaluable", JSON list)``), or why it cannot be
+    compared at all."""
+    try:
+        expr = parse(student)
+    except ExpressionError as exc:
+        return "malformed", str(exc)
+    problem = _free_problem(expr, variables)
+    if problem:
+        return "different", problem
+    found: list[float] = []
+    for point, g_seed in _points(variables, seed):
         try:
-            actual = _evaluate(s, point, seed + trial)
+            found.append(_evaluate(expr, point, g_seed))
         except Exception:  # noqa: BLE001 - an expression that cannot be evaluated is not equal
+            return "unevaluable", json.dumps(found)
+    return "values", json.dumps(found)
+
+
+_STUDENT_VALUES: dict[tuple, tuple[str, str] | None] = {}
+"""A student formula's values at the points, by (text, variables, seed): computed once per grading process, then
+set against the reference and every catalogued mistake alike."""
+
+
+def _student_values(text: str, variables: tuple[str, ...], seed: int, timeout: float) -> tuple[str, str] | None:
+    """:func:`_values_at_points` under limits (None: it took too long; not remembered)."""
+    key = (text, variables, seed)
+    if key not in _STUDENT_VALUES:
+        found = run_limited(_values_at_points, (text, variables, seed), timeout)
+        if found is None:
+            return None
+        if len(_STUDENT_VALUES) >= _VERDICTS_KEPT:
+            _STUDENT_VALUES.clear()
+        _STUDENT_VALUES[key] = found
+    return _STUDENT_VALUES[key]
+
+
+@functools.lru_cache(maxsize=256)
+def _trusted_values(reference: str, variables: tuple[str, ...], seed: int) -> tuple[float, ...]:
+    """The reference's (or a catalogued mistake's) values at the points, computed in this process: the
+    instructor's formula, not the student's. The tuple stops at the first point where it cannot be evaluated."""
+    expr, found = parse(reference), []
+    for point, g_seed in _points(variables, seed):
+        try:
+            found.append(_evaluate(expr, point, g_seed))
+        except Exception:  # noqa: BLE001 - then the symbolic check decides
+            break
+    return tuple(found)
+
+
+def _numeric(student: str, reference: str, variables: tuple[str, ...], seed: int,
+             timeout: float = TIMEOUT) -> tuple[str, str] | None:
+    """Both formulas point by point: ``different`` at the first point where they differ (or where the student's
+    cannot be evaluated), ``equal`` if they agree at all six; ``error`` where the reference cannot be evaluated,
+    None when the student's took too long."""
+    found = _student_values(student, variables, seed, timeout)
+    if found is None or found[0] not in ("values", "unevaluable"):
+        return found
+    expected, actual = _trusted_values(reference, variables, seed), json.loads(found[1])
+    for point in range(POINTS):
+        if point >= len(expected):
+            return "error", "the reference cannot be evaluated there"
+        if point >= len(actual):
             return "different", "it could not be evaluated for concrete values of the variables"
-        if not math.isfinite(actual) or abs(actual - expected) > 1e-9 * max(1.0, abs(expected)):
+        wanted, got = expected[point], actual[point]
+        if not math.isfinite(got) or abs(got - wanted) > 1e-9 * max(1.0, abs(wanted)):
             return "different", ""
     return "equal", ""
 
@@ -264,7 +338,7 @@ def compare(student: object, reference: str, *, variables: Iterable[str], seed: 
 def _compare(text: str, reference: str, variables: tuple[str, ...], seed: int, timeout: float) -> Verdict:
     """Numbers first: a point where the two differ settles it at once.  Only when the numbers cannot
     settle it (they could not be evaluated, or took too long) is the difference simplified symbolically."""
-    numeric = run_limited(_numeric, (text, reference, variables, seed), timeout)
+    numeric = _numeric(text, reference, variables, seed, timeout)
     if numeric is not None and numeric[0] in ("equal", "malformed") or (
             numeric is not None and numeric[0] == "different" and not numeric[1].startswith("it could not")):
         return Verdict(numeric[0], numeric[1])  # type: ignore[arg-type]
