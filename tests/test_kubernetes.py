@@ -26,13 +26,15 @@ KUBERNETES = "1.35.0"
 DEPLOY = ROOT / "deploy" / "kubernetes"
 CHARTS = ROOT / "tests" / "kubernetes"
 MANIFESTS = ("namespace.yaml", "course-volume.yaml", "database-secret.yaml", "checks-service.yaml",
-             "network-policies.yaml")
+             "exchange-service.yaml", "network-policies.yaml")
 VALUES = {"config.yaml": "jupyterhub-4.4.0", "dask-gateway.yaml": "dask-gateway-2026.3.0"}
 """Each values file and the chart (tests/kubernetes/) it is for."""
 BUBBLEWRAP = ("clone", "unshare", "mount", "umount2", "pivot_root", "capset", "prctl", "seccomp")
 """The system calls bubblewrap and the fork server make a sandbox with, which the node's profile must leave them."""
 TEST_ONLY_PACKAGES = {"chromium"}
 """The Makefile's Debian packages that only the browser tests need, not a server."""
+SCMP_ERROR = -1
+"""What libseccomp answers for a system call name it does not know (``__NR_SCMP_ERROR``)."""
 
 
 def documents(name: str) -> list[dict]:
@@ -124,25 +126,41 @@ def test_the_hubs_extra_configuration_sets_the_instructors_hook():
     assert callable(c.KubeSpawner.pre_spawn_hook)
 
 
-def test_names_agree_across_the_files():
-    """The image, the checks service's name, token and address, and the security context, the same everywhere."""
-    hub_values, gateway_values = documents("config.yaml")[0], documents("dask-gateway.yaml")[0]
-    deployment, service = (d for d in documents("checks-service.yaml") if d["kind"] in ("Deployment", "Service"))
-    container = deployment["spec"]["template"]["spec"]["containers"][0]
-    image = hub_values["singleuser"]["image"]
+def service_parts(name: str) -> tuple[dict, dict]:
+    """The container of a service's Deployment in ``name``, and its Service."""
+    found = {d["kind"]: d for d in documents(name)}
+    return found["Deployment"]["spec"]["template"]["spec"]["containers"][0], found["Service"]
+
+
+@pytest.mark.parametrize("name", ["checks-service.yaml", "exchange-service.yaml"])
+def test_each_hub_service_is_registered_where_it_runs(name):
+    """The hub sends the service's prefix to its Service, it holds the token the chart made for it, and every
+    server is given its address."""
+    values = documents("config.yaml")[0]
+    container, service = service_parts(name)
+    image = values["singleuser"]["image"]
     assert container["image"] == f"{image['name']}:{image['tag']}"
-    assert gateway_values["gateway"]["backend"]["image"] == image
     env = {e["name"]: e.get("value") or e["valueFrom"]["secretKeyRef"]["key"] for e in container["env"]}
-    name = env["JUPYTERHUB_SERVICE_NAME"]
-    assert env["JUPYTERHUB_API_TOKEN"] == f"hub.services.{name}.apiToken"
-    assert hub_values["hub"]["services"][name]["url"] == f"http://{service['metadata']['name']}:8000"
-    assert hub_values["singleuser"]["extraEnv"]["READING_MATHS_CHECKS_URL"].startswith(
-        f"http://{service['metadata']['name']}:8000{env['JUPYTERHUB_SERVICE_PREFIX']}")
-    sandboxed = hub_values["hub"]["config"]["KubeSpawner"]["container_security_context"]
-    assert container["securityContext"] == sandboxed
-    assert gateway_values["gateway"]["backend"]["worker"]["extraContainerConfig"]["securityContext"] == sandboxed
-    for pod in (deployment["spec"]["template"]["spec"], hub_values["singleuser"]["extraPodConfig"],
-                gateway_values["gateway"]["backend"]["worker"]["extraPodConfig"]):
+    registered = env["JUPYTERHUB_SERVICE_NAME"]
+    assert env["JUPYTERHUB_API_TOKEN"] == f"hub.services.{registered}.apiToken"
+    address = f"http://{service['metadata']['name']}:{service['spec']['ports'][0]['port']}"
+    assert values["hub"]["services"][registered]["url"] == address
+    assert f"{address}{env['JUPYTERHUB_SERVICE_PREFIX']}" in values["singleuser"]["extraEnv"].values()
+    assert f"access:services!service={registered}" in values["hub"]["loadRoles"]["user"]["scopes"]
+
+
+def test_every_pod_that_runs_student_code_is_sandboxed_alike():
+    """A student's server, the checks service and a grading worker: one image, one security context, each pod in
+    a user namespace of its own."""
+    values, gateway = documents("config.yaml")[0], documents("dask-gateway.yaml")[0]
+    worker = gateway["gateway"]["backend"]["worker"]
+    checks = next(d for d in documents("checks-service.yaml") if d["kind"] == "Deployment")["spec"]["template"]
+    sandboxed = values["hub"]["config"]["KubeSpawner"]["container_security_context"]
+    assert sandboxed["procMount"] == "Unmasked" and sandboxed["seccompProfile"]["type"] == "Localhost"
+    assert checks["spec"]["containers"][0]["securityContext"] == sandboxed
+    assert worker["extraContainerConfig"]["securityContext"] == sandboxed
+    assert gateway["gateway"]["backend"]["image"] == values["singleuser"]["image"]
+    for pod in (checks["spec"], values["singleuser"]["extraPodConfig"], worker["extraPodConfig"]):
         assert pod["hostUsers"] is False
 
 
@@ -154,7 +172,7 @@ def node_profile_refuses() -> set[str]:
 
 def test_the_node_profile_leaves_the_sandbox_what_it_needs():
     refused = node_profile_refuses()
-    unknown = {name for name in refused if pyseccomp.resolve_syscall(pyseccomp.Arch.NATIVE, name) == -1}  # __NR_SCMP_ERROR
+    unknown = {name for name in refused if pyseccomp.resolve_syscall(pyseccomp.Arch.NATIVE, name) == SCMP_ERROR}
     assert not unknown, "names libseccomp does not know"
     needed = set(BUBBLEWRAP) | set(syscall_filter.FORK_SERVER_ONLY)
     assert not refused & needed
