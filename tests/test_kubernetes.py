@@ -88,6 +88,28 @@ def test_values_pass_the_charts_own_schema(name):
     assert schema_errors(VALUES[name], documents(name)[0]) == []
 
 
+def chart_pods() -> dict[str, dict]:
+    """The pods the two charts make from the parts of the values they pass through unchecked (KubeSpawner's
+    security context, the servers' and workers' extra pod and container settings), as bare Pod manifests."""
+    values, gateway = documents("config.yaml")[0], documents("dask-gateway.yaml")[0]
+    image = values["singleuser"]["image"]
+    server = {"name": "notebook", "image": f"{image['name']}:{image['tag']}",
+              "securityContext": values["hub"]["config"]["KubeSpawner"]["container_security_context"],
+              "env": [{"name": k, "value": v} for k, v in values["singleuser"]["extraEnv"].items()]}
+    worker = gateway["gateway"]["backend"]["worker"]
+    return {name: {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name},
+                   "spec": {**extra, "containers": [container]}}
+            for name, extra, container in (
+                ("server", values["singleuser"]["extraPodConfig"], server),
+                ("worker", worker["extraPodConfig"], {"name": "dask-worker", "image": server["image"],
+                                                      **worker["extraContainerConfig"]}))}
+
+
+@pytest.mark.parametrize("name", ["server", "worker"])
+def test_the_pods_the_charts_make_are_valid_kubernetes(name):
+    assert manifest_errors(chart_pods()[name]) == []
+
+
 def broken(document: dict, path: str, value) -> dict:
     """A copy of ``document`` with the key at the dotted ``path`` set to ``value``."""
     document = copy.deepcopy(document)
@@ -105,6 +127,9 @@ def test_a_broken_manifest_is_refused():
     assert manifest_errors(broken(deployment, "spec.replicas", "one"))
     policy = documents("network-policies.yaml")[0]
     assert manifest_errors(broken(policy, "spec.ingress.0.ports.0.port", [8000]))
+    server = chart_pods()["server"]
+    assert manifest_errors(broken(server, "spec.containers.0.securityContext.seccompProfile.type", 1))
+    assert manifest_errors(broken(server, "spec.containers.0.securityContext.procMounts", "Unmasked"))
 
 
 @pytest.mark.parametrize("name, path, value", [
