@@ -190,6 +190,32 @@ def test_every_pod_that_runs_student_code_is_sandboxed_alike():
         assert pod["hostUsers"] is False
 
 
+def test_the_volume_the_secret_and_the_namespace_are_used_by_their_names():
+    """The course volume, the passwords and the instructor's label, named alike where they are made and where
+    they are used (the hook in config.yaml included), and every manifest in the course's namespace."""
+    namespace = documents("namespace.yaml")[0]["metadata"]["name"]
+    claim = documents("course-volume.yaml")[0]["metadata"]["name"]
+    secret = documents("database-secret.yaml")[0]
+    hook = "".join(documents("config.yaml")[0]["hub"]["extraConfig"].values())
+    assert f'"claimName": "{claim}"' in hook and f'"secretName": "{secret["metadata"]["name"]}"' in hook
+    instructor = next(d for d in documents("network-policies.yaml") if d["metadata"]["name"].endswith("instructor"))
+    (label, value), = {k: v for k, v in instructor["spec"]["podSelector"]["matchLabels"].items()
+                       if k != "component"}.items()
+    assert f'"{label}": "{value}"' in hook
+    worker = documents("dask-gateway.yaml")[0]["gateway"]["backend"]["worker"]["extraPodConfig"]
+    pods = [worker] + [d["spec"]["template"]["spec"] for name in ("checks-service.yaml", "exchange-service.yaml")
+                       for d in documents(name) if d["kind"] == "Deployment"]
+    for pod in pods:
+        volumes = {v["name"]: v for v in pod["volumes"]}
+        assert volumes["course"]["persistentVolumeClaim"] == {"claimName": claim, "readOnly": True}
+        assert pod is worker or volumes["database"]["secret"]["secretName"] == secret["metadata"]["name"]
+    for container in (service_parts(name)[0] for name in ("checks-service.yaml", "exchange-service.yaml")):
+        passwords = next(e["value"] for e in container["env"] if e["name"] == "PGPASSFILE")
+        assert passwords.rsplit("/", 1)[1] in secret["stringData"]
+    for name in MANIFESTS[1:]:
+        assert {d["metadata"]["namespace"] for d in documents(name)} == {namespace}
+
+
 def node_profile_refuses() -> set[str]:
     profile = json.loads((DEPLOY / "node" / "reading-maths-sandbox.json").read_text())
     assert profile["defaultAction"] == "SCMP_ACT_ALLOW"
