@@ -89,24 +89,35 @@ def test_values_pass_the_charts_own_schema(name):
     assert schema_errors(VALUES[name], documents(name)[0]) == []
 
 
+def hub_extra_config() -> dict:
+    """What the Python in config.yaml's hub.extraConfig defines, run as JupyterHub runs it: on a traitlets
+    configuration ``c``."""
+    names = {"c": Config()}
+    for code in documents("config.yaml")[0]["hub"]["extraConfig"].values():
+        exec(compile(code, "hub.extraConfig", "exec"), names)  # noqa: S102 - the course's own configuration
+    return names
+
+
 def chart_pods() -> dict[str, dict]:
     """The pods the two charts make from the parts of the values they pass through unchecked (KubeSpawner's
-    security context, the servers' and workers' extra pod and container settings), as bare Pod manifests."""
+    security contexts, the servers' and workers' extra pod and container settings), as bare Pod manifests."""
     values, gateway = documents("config.yaml")[0], documents("dask-gateway.yaml")[0]
     image = values["singleuser"]["image"]
     server = {"name": "notebook", "image": f"{image['name']}:{image['tag']}",
               "securityContext": values["hub"]["config"]["KubeSpawner"]["container_security_context"],
               "env": [{"name": k, "value": v} for k, v in values["singleuser"]["extraEnv"].items()]}
+    instructor = server | {"securityContext": hub_extra_config()["SANDBOXED"]}
     worker = gateway["gateway"]["backend"]["worker"]
     return {name: {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name},
                    "spec": {**extra, "containers": [container]}}
             for name, extra, container in (
                 ("server", values["singleuser"]["extraPodConfig"], server),
+                ("instructor", values["singleuser"]["extraPodConfig"], instructor),
                 ("worker", worker["extraPodConfig"], {"name": "dask-worker", "image": server["image"],
                                                       **worker["extraContainerConfig"]}))}
 
 
-@pytest.mark.parametrize("name", ["server", "worker"])
+@pytest.mark.parametrize("name", ["server", "instructor", "worker"])
 def test_the_pods_the_charts_make_are_valid_kubernetes(name):
     assert manifest_errors(chart_pods()[name]) == []
 
@@ -145,11 +156,7 @@ def test_a_broken_value_is_refused(name, path, value):
 
 
 def test_the_hubs_extra_configuration_sets_the_instructors_hook():
-    """The Python in config.yaml's hub.extraConfig runs as JupyterHub would run it, on a traitlets configuration."""
-    c = Config()
-    for code in documents("config.yaml")[0]["hub"]["extraConfig"].values():
-        exec(compile(code, "hub.extraConfig", "exec"), {"c": c})  # noqa: S102 - the course's own configuration
-    assert callable(c.KubeSpawner.pre_spawn_hook)
+    assert callable(hub_extra_config()["c"].KubeSpawner.pre_spawn_hook)
 
 
 def service_parts(name: str) -> tuple[dict, dict]:
@@ -176,15 +183,19 @@ def test_each_hub_service_is_registered_where_it_runs(name):
 
 
 def test_every_pod_that_runs_student_code_is_sandboxed_alike():
-    """A student's server, the checks service and a grading worker: one image, one security context, each pod in
-    a user namespace of its own."""
+    """The instructor's server, the checks service and a grading worker: one image, one security context; a
+    student's server runs no sandbox and keeps the runtime's defaults; every pod in a user namespace of its own."""
     values, gateway = documents("config.yaml")[0], documents("dask-gateway.yaml")[0]
     worker = gateway["gateway"]["backend"]["worker"]
     checks = next(d for d in documents("checks-service.yaml") if d["kind"] == "Deployment")["spec"]["template"]
-    sandboxed = values["hub"]["config"]["KubeSpawner"]["container_security_context"]
+    sandboxed = hub_extra_config()["SANDBOXED"]
     assert sandboxed["procMount"] == "Unmasked" and sandboxed["seccompProfile"]["type"] == "Localhost"
     assert checks["spec"]["containers"][0]["securityContext"] == sandboxed
     assert worker["extraContainerConfig"]["securityContext"] == sandboxed
+    student = values["hub"]["config"]["KubeSpawner"]["container_security_context"]
+    assert "procMount" not in student and student["seccompProfile"] == {"type": "RuntimeDefault"}
+    assert {k: v for k, v in sandboxed.items() if k not in ("procMount", "seccompProfile", "appArmorProfile")} == \
+        {k: v for k, v in student.items() if k != "seccompProfile"}
     assert gateway["gateway"]["backend"]["image"] == values["singleuser"]["image"]
     for pod in (checks["spec"], values["singleuser"]["extraPodConfig"], worker["extraPodConfig"]):
         assert pod["hostUsers"] is False
