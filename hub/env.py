@@ -67,6 +67,15 @@ def instructor_tools(config_dir: Path, enabled: bool) -> None:
     (config_dir / "jupyter_server_config.json").write_text(json.dumps(server, indent=2))
 
 
+def jupyter_settings(env: Path) -> None:
+    """The settings every server running ``env`` shares: no news or update pop-ups, formgrader and its companions
+    off (an instructor's own settings switch them back on). ``make hub`` and the Kubernetes image both lay them out."""
+    overrides = env / "share" / "jupyter" / "lab" / "settings" / "overrides.json"
+    overrides.parent.mkdir(parents=True, exist_ok=True)
+    overrides.write_text(json.dumps(LAB_OVERRIDES, indent=2))
+    instructor_tools(env / "etc" / "jupyter", enabled=False)
+
+
 def ensure_env(repo: Path, log=print) -> Path:
     """The shared env for ``repo``, made or refreshed as needed (root only: it writes under /opt).
 
@@ -87,10 +96,7 @@ def ensure_env(repo: Path, log=print) -> Path:
             log(f"refreshing the project in the hub's shared Python ({env})")
         _pip(env, "install", "--upgrade", "--force-reinstall", "--no-deps", str(repo))
         _pip(env, "install", str(repo), f"jupyterhub=={version('jupyterhub')}")
-        overrides = env / "share" / "jupyter" / "lab" / "settings" / "overrides.json"
-        overrides.parent.mkdir(parents=True, exist_ok=True)
-        overrides.write_text(json.dumps(LAB_OVERRIDES, indent=2))
-        instructor_tools(env / "etc" / "jupyter", enabled=False)
+        jupyter_settings(env)
         stamp.write_text(wanted)
     return env
 
