@@ -193,9 +193,11 @@ def test_a_gateway_that_refuses_or_cannot_be_reached_is_said_before_grading(cour
 def test_a_worker_without_bubblewrap_stops_the_batch_before_any_grading(course, tmp_path):
     remote = copy_course(course, tmp_path / "course")
     without_bwrap = os.pathsep.join(d for d in os.environ["PATH"].split(os.pathsep) if not Path(d, "bwrap").exists())
-    workers = {"ready": {"cls": Nanny, "options": {"nthreads": 1}},
-               "no-bwrap": {"cls": Nanny, "options": {"nthreads": 1, "env": {"PATH": without_bwrap}}}}
-    with SpecCluster(workers, scheduler={"cls": Scheduler, "options": {"dashboard_address": None}}) as cluster:
+    here = {"nthreads": 1, "host": "127.0.0.1"}
+    workers = {"ready": {"cls": Nanny, "options": here},
+               "no-bwrap": {"cls": Nanny, "options": {**here, "env": {"PATH": without_bwrap}}}}
+    scheduler = {"cls": Scheduler, "options": {"host": "127.0.0.1", "dashboard_address": None}}
+    with SpecCluster(workers, scheduler=scheduler) as cluster:
         done = CliRunner().invoke(main, ["--course", str(remote), "autograde", ASSIGNMENT,
                                          "--scheduler", cluster.scheduler_address], env={"COLUMNS": "300"})
 
@@ -204,5 +206,5 @@ def test_a_worker_without_bubblewrap_stops_the_batch_before_any_grading(course, 
     assert "doctor on 2 worker(s)" in table and "(ready)" in table and "(no-bwrap)" in table
     assert "1 of 2 worker(s) cannot grade, so nothing was graded" in refusal
     assert "(no-bwrap): no sandbox (bubblewrap (bwrap) is not installed); fix: install bubblewrap" in refusal
-    assert "(ready)" not in refusal
+    assert "(ready)" not in refusal and "tcp://127.0.0.1:" in refusal
     assert untouched(remote, course)

@@ -80,7 +80,9 @@ def workers_table(reports: list[WorkerReport], unsafe: bool = False) -> Table:
     for report in reports:
         missing = [g.name.split(" (")[0] for g in report.guarantees if not g.held]
         table.add_row(rich_text(report.worker), rich_text(report.host), report.mode,
-                      f"{len(report.guarantees) - len(missing)} / {len(report.guarantees)}", "; ".join(missing) or "-",
+                      f"{len(report.guarantees) - len(missing)} / {len(report.guarantees)}",
+                      "no sandbox: `reading-maths doctor` there lists them" if report.mode == "plain" else
+                      "; ".join(missing) or "-",
                       "the driver's" if all(held for held, _ in report.course) else Text("differs", style="red"),
                       Text("REFUSED", style="red") if report.problems(unsafe) else "yes")
     return table
