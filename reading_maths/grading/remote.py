@@ -164,10 +164,10 @@ def worker_report(limits: Limits, course: str, assignment: str | None, files: di
     worker = get_worker()
     name = f"{worker.address} ({worker.name})" if str(worker.name) != worker.address else worker.address
     return WorkerReport(name, socket.gethostname(), mode, inspect()[1], remedy(mode), tuple(found),
-                        _course_lines(worker_course(course), assignment, files, secret))
+                        course_lines(worker_course(course), assignment, files, secret))
 
 
-def _course_lines(root: Path, assignment: str | None, files: dict[str, str],
+def course_lines(root: Path, assignment: str | None, files: dict[str, str],
                   secret: str) -> tuple[tuple[bool, str], ...]:
     """Whether the course at ``root`` holds the driver's graders and references and secret, and how to fix it."""
     share = "share the driver's course folder, or copy it and set READING_MATHS_COURSE on the worker"
