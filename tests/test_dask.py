@@ -11,6 +11,8 @@ import logging
 import os
 import shutil
 import signal
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -198,8 +200,13 @@ def test_a_worker_without_bubblewrap_stops_the_batch_before_any_grading(course, 
                "no-bwrap": {"cls": Nanny, "options": {**here, "env": {"PATH": without_bwrap}}}}
     scheduler = {"cls": Scheduler, "options": {"host": "127.0.0.1", "dashboard_address": None}}
     with SpecCluster(workers, scheduler=scheduler) as cluster:
-        done = CliRunner().invoke(main, ["--course", str(remote), "autograde", ASSIGNMENT,
-                                         "--scheduler", cluster.scheduler_address], env={"COLUMNS": "300"})
+        command = ["--course", str(remote), "autograde", ASSIGNMENT, "--scheduler", cluster.scheduler_address]
+        done = CliRunner().invoke(main, command, env={"COLUMNS": "300"})
+        untouched_after_refusal = untouched(remote, course)
+        # a driver without a sandbox either may grade there with --unsafe-no-sandbox, as its tasks would anyway
+        unsafe = subprocess.run([str(Path(sys.executable).parent / "reading-maths"), *command, "--unsafe-no-sandbox"],
+                                env=dict(os.environ, PATH=without_bwrap, COLUMNS="300"), capture_output=True,
+                                text=True, check=False)
 
     assert done.exit_code == 1, done.output
     table, refusal = done.output.split("Error: ")
@@ -207,4 +214,6 @@ def test_a_worker_without_bubblewrap_stops_the_batch_before_any_grading(course, 
     assert "1 of 2 worker(s) cannot grade, so nothing was graded" in refusal
     assert "(no-bwrap): no sandbox (bubblewrap (bwrap) is not installed); fix: install bubblewrap" in refusal
     assert "(ready)" not in refusal and "tcp://127.0.0.1:" in refusal
-    assert untouched(remote, course)
+    assert untouched_after_refusal
+    assert unsafe.returncode == 0, unsafe.stderr
+    assert "REFUSED" not in unsafe.stdout and "autograde code: 6 submission(s)" in unsafe.stdout

@@ -146,10 +146,11 @@ def autograde_command(assignment, student, jobs, timeout, budget, unsafe, schedu
         _watch(assignment, grading_settings(timeout, unsafe, budget, jobs), jobs, collect, interval)
         return
     root = course_root()
+    settings = grading_settings(timeout, unsafe, budget, jobs)
+    unsandboxed = not settings.sandbox.isolated  # workers without a sandbox may grade only when this one has none
     try:
-        outcomes = autograde(root, assignment, grading_settings(timeout, unsafe, budget, jobs), student=student,
-                             jobs=jobs, scheduler=scheduler,
-                             on_workers=lambda reports: Console().print(workers_table(reports, unsafe)))
+        outcomes = autograde(root, assignment, settings, student=student, jobs=jobs, scheduler=scheduler,
+                             on_workers=lambda reports: Console().print(workers_table(reports, unsandboxed)))
     except LookupError as exc:
         raise click.ClickException(str(exc.args[0])) from None
     except (ClusterUnavailable, WorkersUnfit) as exc:

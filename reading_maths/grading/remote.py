@@ -145,8 +145,8 @@ class WorkerReport:
     course: tuple[tuple[bool, str], ...]
 
     def problems(self, unsafe: bool = False) -> list[str]:
-        """What keeps this worker from grading as the driver would, each with its fix (``unsafe``: the driver ran
-        with ``--unsafe-no-sandbox``, and a worker without a sandbox may grade)."""
+        """What keeps this worker from grading as the driver would, each with its fix (``unsafe``: the driver has
+        no sandbox either and runs with ``--unsafe-no-sandbox``, so a worker without one may grade)."""
         sandbox = [] if unsafe or self.fix is None else [f"no sandbox ({self.why}); fix: {self.fix}"]
         return sandbox + [statement for held, statement in self.course if not held]
 
