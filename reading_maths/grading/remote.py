@@ -168,7 +168,7 @@ def worker_report(limits: Limits, course: str, assignment: str | None, files: di
 
 
 def course_lines(root: Path, assignment: str | None, files: dict[str, str],
-                  secret: str) -> tuple[tuple[bool, str], ...]:
+                 secret: str) -> tuple[tuple[bool, str], ...]:
     """Whether the course at ``root`` holds the driver's graders and references and secret, and how to fix it."""
     share = "share the driver's course folder, or copy it and set READING_MATHS_COURSE on the worker"
     if not root.is_dir():
@@ -203,7 +203,7 @@ class WorkersUnfit(RuntimeError):
 
 def checked_workers(client: Client, settings: Settings, root: Path, assignment: str | None,
                     on_reports: Callable[[list[WorkerReport]], None] | None = None) -> list[WorkerReport]:
-    """Every worker's :func:`worker_report` (each given to ``on_reports`` first); raises :class:`WorkersUnfit` when
+    """Every worker's :func:`worker_report` (given to ``on_reports`` first); raises :class:`WorkersUnfit` when
     one cannot grade as the driver would."""
     course_secret(root)
     secret = _digest((root / SECRET_FILE).read_bytes())
