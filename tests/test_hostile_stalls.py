@@ -122,6 +122,7 @@ def test_grading_refuses_without_a_sandbox_unless_told(mode):
         assert refused.stdout == ""
         doctor = run_cli(mode, "doctor", path=no_bwrap)
         assert doctor.returncode == 1 and "NO SANDBOX" in doctor.stdout
+        assert "\nfix: install bubblewrap" in doctor.stdout, doctor.stdout
         results, _ = grade(folder, mode, "--unsafe-no-sandbox")
         assert results[0]["score"] == results[0]["max_score"]
     finally:

@@ -123,8 +123,11 @@ def _gradable(paths: tuple[Path, ...], root: Path,
 @BUDGET
 @UNSAFE
 @click.option("--scheduler", metavar="ADDRESS",
-              help="Grade on the Dask cluster whose scheduler is at ADDRESS (tcp://host:8786) instead of --jobs "
-                   "local processes; the gradebook is written here.")
+              help="Grade on a Dask cluster instead of --jobs local processes: its scheduler's address "
+                   "(tcp://host:8786), or a Dask Gateway's URL with ?workers=N (a cluster started for this batch, "
+                   "shut down after it; other parameters are the gateway's cluster options) or ?cluster=NAME (one "
+                   "that runs). Every worker is checked as `doctor` checks this machine first; the gradebook is "
+                   "written here.")
 @click.option("--watch", is_flag=True,
               help="Keep running: grade each new or resubmitted notebook in submitted/ within seconds (Ctrl-C stops).")
 @click.option("--collect", is_flag=True,
@@ -135,18 +138,23 @@ def autograde_command(assignment, student, jobs, timeout, budget, unsafe, schedu
     from rich.console import Console
 
     from reading_maths.course import Assignment
+    from reading_maths.grading.remote import ClusterUnavailable, WorkersUnfit
     from reading_maths.nbgrader.autograde import autograde, nothing_to_grade, open_course
-    from reading_maths.reports.tables import autograde_table
+    from reading_maths.reports.tables import autograde_table, workers_table
 
     if watch:
         _watch(assignment, grading_settings(timeout, unsafe, budget, jobs), jobs, collect, interval)
         return
     root = course_root()
+    settings = grading_settings(timeout, unsafe, budget, jobs)
+    unsandboxed = not settings.sandbox.isolated  # workers without a sandbox may grade only when this one has none
     try:
-        outcomes = autograde(root, assignment, grading_settings(timeout, unsafe, budget, jobs), student=student,
-                             jobs=jobs, scheduler=scheduler)
+        outcomes = autograde(root, assignment, settings, student=student, jobs=jobs, scheduler=scheduler,
+                             on_workers=lambda reports: Console().print(workers_table(reports, unsandboxed)))
     except LookupError as exc:
         raise click.ClickException(str(exc.args[0])) from None
+    except (ClusterUnavailable, WorkersUnfit) as exc:
+        raise click.ClickException(str(exc)) from None
     if not outcomes:
         raise click.ClickException(nothing_to_grade(open_course(root, assignment)[1], assignment, student))
     Console().print(autograde_table(outcomes, assignment, Assignment(assignment, root).grade_ids))
@@ -207,13 +215,15 @@ def _echo_budgets() -> None:
               help="The --jobs you grade with (0: every core): it sizes each sandbox's memory.")
 def doctor_command(jobs):
     """Print which isolation this machine gives student code, and why; exit 1 when grading would refuse."""
-    from reading_maths.sandbox.doctor import guarantees
+    from reading_maths.sandbox.doctor import guarantees, remedy
 
     mode, found = guarantees(jobs)
     names = {"bwrap": "full sandbox as root (bwrap + another uid)",
              "userns": "full sandbox as an ordinary user (bwrap in a user namespace)",
              "plain": "NO SANDBOX: grading refuses unless --unsafe-no-sandbox"}
     click.echo(f"sandbox: {mode} - {names[mode]}")
+    if fix := remedy(mode):
+        click.echo(f"fix: {fix}")
     for item in found:
         click.echo(f"  [{'held' if item.held else 'NOT held'}] {item.name}: {item.why}")
     _echo_budgets()

@@ -27,6 +27,8 @@ from reading_maths.sandbox.child_starter import starter
 if TYPE_CHECKING:
     from multiprocessing.synchronize import Lock
 
+    from distributed import Client
+
 
 def failed_to_grade(path: Path, assignment: Assignment | None, reason: str) -> GradeResult:
     """The result for a notebook that could not be run at all: every question 0, with the reason."""
@@ -180,19 +182,19 @@ def graded_in_pool(paths: list[Path], settings: Settings, jobs: int, root: Path,
 def grade_many(paths: Iterable[Path], settings: Settings, *, jobs: int = 0, root: Path,
                assignment: str | None = None, progress: bool = True,
                on_result: Callable[[int, GradeResult], None] | None = None,
-               scheduler: str | None = None, pool: ProcessPoolExecutor | None = None) -> list[GradeResult]:
+               cluster: Client | None = None, pool: ProcessPoolExecutor | None = None) -> list[GradeResult]:
     """Grade notebooks in parallel, in the order given: ``jobs`` local processes (0 = one per core; ``pool``: the
-    ones :func:`started_pool` started before), or the Dask cluster whose scheduler is at ``scheduler``
+    ones :func:`started_pool` started before), or the Dask cluster of the client ``cluster``
     (:mod:`reading_maths.grading.remote`).
 
     ``on_result(index, result)`` runs here, once per notebook, as each finishes, while the others are graded.
     """
     paths = list(paths)
     results: dict[int, GradeResult] = {}
-    if scheduler:
+    if cluster is not None:
         from reading_maths.grading.remote import graded_on_cluster
 
-        completions = graded_on_cluster(paths, settings, scheduler, root, assignment)
+        completions = graded_on_cluster(paths, settings, cluster, root, assignment)
     else:
         completions = graded_in_pool(paths, settings, jobs or os.cpu_count() or 1, root, assignment, pool)
     with progress_bar(len(paths), progress) as advance:

@@ -38,9 +38,13 @@ from reading_maths.results import GradeResult
 # nbgrader (and the recording, built on it) is imported where it is used: :func:`autograde` starts the
 # graders' processes first, and they import none of it
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from distributed import Client
     from nbgrader.apps import AutogradeApp
     from nbgrader.coursedir import CourseDirectory
 
+    from reading_maths.grading.remote import WorkerReport
     from reading_maths.nbgrader.recording import Outcome
 
 
@@ -114,11 +118,11 @@ def nothing_to_grade(coursedir: CourseDirectory, assignment: str, student: str |
 
 
 def grade_and_record(submissions: list[Submission], settings: Settings, root: Path, assignment: str, *,
-                     jobs: int = 0, scheduler: str | None = None, progress: bool = True,
+                     jobs: int = 0, cluster: Client | None = None, progress: bool = True,
                      pool: ProcessPoolExecutor | None = None) -> dict[str, Outcome]:
     """Step 2: every notebook graded in ``jobs`` local processes (0: one per core; fewer than the machine's
-    cores keep all of this to that many; ``pool``: these, already started) or on the Dask cluster at
-    ``scheduler``, and each student recorded here, with one :class:`Recorder`, as soon as all of their
+    cores keep all of this to that many; ``pool``: these, already started) or on the Dask cluster of the client
+    ``cluster``, and each student recorded here, with one :class:`Recorder`, as soon as all of their
     notebooks are back (while the others are graded); returns each student's :class:`Outcome`.
 
     Recording is one process's work, with nothing waiting on it: the graders never stop for the gradebook.
@@ -141,7 +145,7 @@ def grade_and_record(submissions: list[Submission], settings: Settings, root: Pa
     try:
         if paths:
             grade_many(paths, settings, jobs=jobs, root=root, assignment=assignment, progress=progress,
-                       on_result=arrived, scheduler=scheduler, pool=pool)
+                       on_result=arrived, cluster=cluster, pool=pool)
         for submission in submissions:
             if submission.student not in outcomes:  # no notebook to grade: settled here
                 outcomes[submission.student] = recorder.settle(submission, results)
@@ -151,11 +155,14 @@ def grade_and_record(submissions: list[Submission], settings: Settings, root: Pa
 
 
 def autograde(root: Path, assignment: str, settings: Settings, *, student: str | None = None, jobs: int = 0,
-              progress: bool = True, scheduler: str | None = None) -> list[Outcome]:
+              progress: bool = True, scheduler: str | None = None,
+              on_workers: Callable[[list[WorkerReport]], None] | None = None) -> list[Outcome]:
     """Grade every submission of ``assignment`` (or one student's) and record it in nbgrader's gradebook.
 
     ``jobs`` local processes grade (0: one per core); ``scheduler``: grade on the Dask cluster at this address
-    (``tcp://host:8786``) instead. Either way this process records.
+    (``tcp://host:8786``, or a Dask Gateway's ``https://host/path?workers=N``) instead, once every worker's checks
+    (given to ``on_workers``) say it grades as this machine would
+    (:func:`~reading_maths.grading.remote.checked_workers`). Either way this process records.
 
     For a whole class, the local processes are started first (:func:`~reading_maths.grading.batch.started_pool`):
     they load the graders and start their sandboxes while this process imports nbgrader, reads its
@@ -163,9 +170,15 @@ def autograde(root: Path, assignment: str, settings: Settings, *, student: str |
     """
     root = Path(root).resolve()
     with contextlib.ExitStack() as running:
+        cluster = None
+        if scheduler:  # its workers checked before the gradebook is opened
+            from reading_maths.grading.remote import checked_workers, cluster_client
+
+            cluster = running.enter_context(cluster_client(scheduler))
+            checked_workers(cluster, settings, root, assignment, on_workers)
         pool = None if scheduler or student else running.enter_context(started_pool(settings, jobs, root, assignment))
         _, coursedir = open_course(root, assignment)
         submissions = find_submissions(coursedir, assignment, student)
-        outcomes = grade_and_record(submissions, settings, root, assignment, jobs=jobs, scheduler=scheduler,
+        outcomes = grade_and_record(submissions, settings, root, assignment, jobs=jobs, cluster=cluster,
                                     progress=progress, pool=pool)
     return [outcomes[s.student] for s in submissions]

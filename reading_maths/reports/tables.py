@@ -14,6 +14,7 @@ from reading_maths.reports.escape import rich_text
 from reading_maths.results import GradeResult
 
 if TYPE_CHECKING:
+    from reading_maths.grading.remote import WorkerReport
     from reading_maths.integrity.run import Result
     from reading_maths.nbgrader.recording import Outcome
 
@@ -67,6 +68,23 @@ def autograde_table(outcomes: list[Outcome], assignment: str, order: list[str] |
         total += f" + {pending:g} to mark" if pending else ""
         table.add_row(rich_text(o.student), *cells, total,
                       Text(f"refused: {o.refused}", style="red") if o.refused else "")
+    return table
+
+
+def workers_table(reports: list[WorkerReport], unsafe: bool = False) -> Table:
+    """``autograde --scheduler``'s check of the cluster, one row per worker: its sandbox as ``doctor`` finds it, the
+    guarantees it does not hold, whether its course is the driver's, and whether it may grade."""
+    table = Table(title=f"doctor on {len(reports)} worker(s)", title_justify="left")
+    for column in ("worker", "host", "sandbox", "held", "not held", "course", "grades"):
+        table.add_column(column, overflow="fold")
+    for report in reports:
+        missing = [g.name.split(" (")[0] for g in report.guarantees if not g.held]
+        table.add_row(rich_text(report.worker), rich_text(report.host), report.mode,
+                      f"{len(report.guarantees) - len(missing)} / {len(report.guarantees)}",
+                      "no sandbox: `reading-maths doctor` there lists them" if report.mode == "plain" else
+                      "; ".join(missing) or "-",
+                      "the driver's" if all(held for held, _ in report.course) else Text("differs", style="red"),
+                      Text("REFUSED", style="red") if report.problems(unsafe) else "yes")
     return table
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 from dataclasses import dataclass
 
 from reading_maths.sandbox import syscall_filter, uids
@@ -30,13 +31,15 @@ def memory_bound(limits: Limits, cgrouped: bool) -> str:
             "memfd, SysV IPC, message queues, namespaces, mounts and io_uring refused")
 
 
-def guarantees(jobs: int = 0) -> tuple[str, list[Guarantee]]:
-    """The sandbox mode :func:`~reading_maths.sandbox.process.choose` would pick for ``jobs`` sandboxes at once,
-    and each guarantee (``docs/security.md`` names the test behind each)."""
+def guarantees(jobs: int = 0, limits: Limits | None = None) -> tuple[str, list[Guarantee]]:
+    """The sandbox mode :func:`~reading_maths.sandbox.process.choose` would pick for ``jobs`` sandboxes at once
+    (``limits``: for sandboxes of these limits, a driver's), and each guarantee (``docs/security.md`` names the test
+    behind each)."""
     mode, why, bases, cgroup_why = inspect()
     root = os.geteuid() == 0
     boxed = mode != "plain"
-    limits = Limits.for_jobs(jobs) if bases else Limits.for_jobs(jobs).uncounted()
+    limits = limits or Limits.for_jobs(jobs)
+    limits = limits if bases else limits.uncounted()
     filtered = boxed and syscall_filter.program() is not None
     forking = probe(Sandbox(mode, limits, bases)) if boxed else why
     return mode, [
@@ -84,6 +87,19 @@ def guarantees(jobs: int = 0) -> tuple[str, list[Guarantee]]:
                   f"{limits.file_bytes >> 20} MiB files, {limits.processes} processes"
                   + ("" if root or mode != "userns" else " (counted inside the user namespace)")),
     ]
+
+
+def remedy(mode: str) -> str | None:
+    """How to give this machine a sandbox where it has none (``mode`` plain), else None."""
+    if mode != "plain":
+        return None
+    if not shutil.which("bwrap"):
+        return "install bubblewrap (Debian: apt-get install bubblewrap, or `make system-packages` in the course)"
+    if not (os.path.exists("/usr/bin/prlimit") and os.path.exists("/usr/bin/setpriv")):
+        return "install util-linux (prlimit, setpriv)"
+    return ("let it make user namespaces: run it as root, or allow unprivileged ones (sysctl "
+            "kernel.unprivileged_userns_clone=1; on Ubuntu also kernel.apparmor_restrict_unprivileged_userns=0); "
+            "in a container, a seccomp and AppArmor profile that allows them")
 
 
 def _namespaces(mode: str) -> str:
