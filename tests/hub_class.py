@@ -59,12 +59,12 @@ def set_up_course(course: Path, exchange: str, settings: dict[str, str]) -> None
 
 @contextmanager
 def class_on_hub(people: dict, checks: bool = False, before=None, exchange: str = "folder",
-                 course_settings: dict[str, str] | None = None, **site_options):
+                 course_settings: dict[str, str] | None = None, other_courses: tuple[str, ...] = ()):
     """The running hub for ``people`` (name -> :class:`hub.accounts.Person`; the instructor enrols the others);
     with ``checks``, the checks service runs as the instructor on their course. The instructor's course uses
     the ``exchange`` ("folder" or "service", docs/exchange.md) and ``course_settings`` (:func:`set_up_course`).
-    ``before(people)`` runs once the accounts exist, before the site is made; ``site_options`` go to
-    :func:`hub.site.make_site`."""
+    ``before(people)`` runs once the accounts exist, before the site is made; the exchange service serves the
+    instructor's ``other_courses`` too (folders in their home that ``before`` makes)."""
     skip_unless_possible()
     from hub import accounts
     from hub.env import ensure_env
@@ -81,7 +81,7 @@ def class_on_hub(people: dict, checks: bool = False, before=None, exchange: str 
             before(people)
         site = make_site(root, env, [p.name for p in people.values()], teacher.name,
                          checks=(teacher.name, teacher.course, teacher.name) if checks else None,
-                         course=teacher.course, **site_options)
+                         course=teacher.course, other_courses=tuple(teacher.home / c for c in other_courses))
         shared = site.settings()["exchange"]
         accounts.enrol(teacher, [p for p in people.values() if not p.instructor], env, shared and Path(shared))
         with running(site) as hub:

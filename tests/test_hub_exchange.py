@@ -65,8 +65,7 @@ def hub_token(hub, person) -> str:
 @pytest.fixture(scope="module")
 def hub_class():
     people = new_people("ada", "bob", "eve")
-    teacher = people["teacher"]
-    with class_on_hub(people, exchange="service", before=other_course, other_courses=(teacher.home / OTHER,)) as hub:
+    with class_on_hub(people, exchange="service", before=other_course, other_courses=(OTHER,)) as hub:
         tokens = {key: hub_token(hub, person) for key, person in people.items()}
         yield hub, people, tokens
 

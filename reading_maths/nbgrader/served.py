@@ -95,7 +95,8 @@ class ServedExchange(Exchange):
             self.fail(refused.reason)
             raise
 
-    def course_path(self, *parts: str) -> Path:
+    def mirrored(self, *parts: str) -> Path:
+        """A path in the mirror under the course's folder."""
         return Path(self.root, self.coursedir.course_id, *parts)
 
     def ensure_root(self):
@@ -150,17 +151,17 @@ class ServedReleaseAssignment(ServedExchange, ExchangeReleaseAssignment):
     def pull(self):
         released = self.ask("GET", self.coursedir.course_id, "releases")["releases"]
         if any(r["assignment"] == self.coursedir.assignment_id for r in released):  # so that --force is asked for
-            self.course_path("outbound", self.coursedir.assignment_id).mkdir(parents=True)
+            self.mirrored("outbound", self.coursedir.assignment_id).mkdir(parents=True)
 
     def push(self):
-        files = packed(self.course_path("outbound", self.coursedir.assignment_id))
+        files = packed(self.mirrored("outbound", self.coursedir.assignment_id))
         self.ask("PUT", self.coursedir.course_id, "releases", self.coursedir.assignment_id, body={"files": files})
 
 
 class ServedFetchAssignment(ServedExchange, ExchangeFetchAssignment):
     def pull(self):
         found = self.ask("GET", self.coursedir.course_id, "releases", self.coursedir.assignment_id)
-        unpacked(found["files"], self.course_path("outbound", self.coursedir.assignment_id))
+        unpacked(found["files"], self.mirrored("outbound", self.coursedir.assignment_id))
 
 
 class ServedSubmit(ServedExchange, ExchangeSubmit):
@@ -168,8 +169,8 @@ class ServedSubmit(ServedExchange, ExchangeSubmit):
         released = self.ask("GET", self.coursedir.course_id, "releases")["releases"]
         for release in released:  # names only: submit compares the notebooks' names
             if release["assignment"] == self.coursedir.assignment_id:
-                placeholders(release["files"], self.course_path("outbound", release["assignment"]))
-        self.course_path("inbound").mkdir(parents=True, exist_ok=True)
+                placeholders(release["files"], self.mirrored("outbound", release["assignment"]))
+        self.mirrored("inbound").mkdir(parents=True, exist_ok=True)
 
     def copy_files(self):
         """nbgrader's submit into the mirror and the local cache; then the upload, whose failure takes the cache's
@@ -178,7 +179,7 @@ class ServedSubmit(ServedExchange, ExchangeSubmit):
         name = self.assignment_filename.rsplit("+", 1)[0] if self.add_random_string else self.assignment_filename
         try:
             done = self.ask("POST", self.coursedir.course_id, "submissions", self.coursedir.assignment_id,
-                            body={"files": packed(self.course_path("inbound", self.assignment_filename))})
+                            body={"files": packed(self.mirrored("inbound", self.assignment_filename))})
         except (ExchangeError, OSError):
             shutil.rmtree(os.path.join(self.cache_path, name), ignore_errors=True)
             raise
@@ -222,7 +223,7 @@ class ServedCollect(ServedExchange, SafeCollect):
 
     def pull(self):
         assignment = self.coursedir.assignment_id
-        inbound = self.course_path("inbound")
+        inbound = self.mirrored("inbound")
         inbound.mkdir(parents=True)
         for entry in self.ask("GET", self.coursedir.course_id, "submissions", assignment)["submissions"]:
             if self.coursedir.student_id in ("", "*", entry["student"]):
