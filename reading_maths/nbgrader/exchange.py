@@ -289,7 +289,7 @@ def configure(c) -> None:
 def configured_kind(config_file: Path) -> str:
     """The ``c.CourseExchange.kind = "..."`` of a course's ``nbgrader_config.py``, read without running the file
     (the hub, as root, runs none of the instructor's code) or following a link; "folder" when it has none."""
-    kind = "folder"
+    kind: object = "folder"
     for node in ast.walk(ast.parse(read_regular(config_file).decode("utf-8"))):
         if (isinstance(node, ast.Assign) and [ast.unparse(t) for t in node.targets] == ["c.CourseExchange.kind"]
                 and isinstance(node.value, ast.Constant)):

@@ -184,7 +184,8 @@ class Store:
             kept = db.execute(select(func.count()).select_from(submissions).filter_by(**key)).scalar_one()
             if kept >= MAX_SUBMISSIONS:
                 raise Refused(429, f"{student} has {kept} submissions of {assignment}, the most kept")
-            number = db.execute(insert(submissions).values(**key, submitted_at=now)).inserted_primary_key[0]
+            number = db.execute(insert(submissions).values(**key, submitted_at=now).returning(submissions.c.id)
+                                ).scalar_one()
             db.execute(insert(submission_files), [{"submission": number, "path": p, "content": c}
                                                   for p, c in files.items()])
         return {"id": number, "student": student, "timestamp": stamp(now)}
