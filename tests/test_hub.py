@@ -254,3 +254,26 @@ def test_class_on_the_hub(hub_class, browser, shots):
     if served:  # nobody had an exchange folder: the site, the course and every home are without one
         roots = [hub.site.root, *(person.home for person in people.values())]
         assert [found for root in roots for found in root.rglob("exchange") if found.is_dir()] == []
+        bob_calls_the_service(hub, people)
+
+
+def bob_calls_the_service(hub, people) -> None:
+    """Bob, with a hub token of his own, calls the exchange service's API directly (tests/test_hub_exchange.py does
+    more): Ada's submission, feedback for her, a submission as her, a name leaving the folder, another course.
+    Each is refused, and the service holds the same afterwards."""
+    from test_hub_exchange import files, hub_token, service
+
+    ada, teacher = people["ada"].name, hub_token(hub, people["teacher"])
+    token = hub_token(hub, people["bob"])
+    before = service(hub, teacher, "GET", "reading-maths/submissions/code")
+    adas = next(s for s in before[1]["submissions"] if s["student"] == ada)
+    notebook = files(**{"code.ipynb": b"{}"})
+    tries = {"ada's submission": service(hub, token, "GET", f"reading-maths/submissions/code/{adas['id']}"),
+             "feedback for ada": service(hub, token, "PUT", f"reading-maths/feedback/code/{ada}", {"files": notebook}),
+             "submit as ada": service(hub, token, "POST", "reading-maths/submissions/code",
+                                      {"files": notebook, "student": ada}),
+             "a name leaving the folder": service(hub, token, "POST", "reading-maths/submissions/code",
+                                                  {"files": files(**{"../code.ipynb": b"{}"})}),
+             "another course": service(hub, token, "GET", "another-course/releases")}
+    assert {what: status for what, (status, _) in tries.items() if status < 400} == {}, tries
+    assert service(hub, teacher, "GET", "reading-maths/submissions/code") == before

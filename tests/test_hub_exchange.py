@@ -76,18 +76,23 @@ def run(hub_class, who: str, *command: str, **options) -> subprocess.CompletedPr
     return as_person(hub, people[who], *command, extra_env={"JUPYTERHUB_API_TOKEN": tokens[who]}, **options)
 
 
-def api(hub_class, who: str, method: str, path: str, body=None) -> tuple[int, dict]:
-    """The service's answer to ``who`` calling ``path`` (under api/courses/) directly."""
-    hub, _, tokens = hub_class
+def service(hub, token: str | None, method: str, path: str, body=None) -> tuple[int, dict]:
+    """The exchange service's answer to a call of ``path`` (under api/courses/) with ``token`` (None: none)."""
     port = hub.site.settings()["exchange_service"]["port"]
     request = urllib.request.Request(f"http://127.0.0.1:{port}/services/exchange/api/courses/{path}", method=method,
                                      data=None if body is None else json.dumps(body).encode(),
-                                     headers={"Authorization": f"token {tokens[who]}"} if who else {})
+                                     headers={"Authorization": f"token {token}"} if token else {})
     try:
         with urllib.request.urlopen(request, timeout=60) as response:
             return response.status, json.loads(response.read())
     except urllib.error.HTTPError as exc:
         return exc.code, json.loads(exc.read() or b"{}")
+
+
+def api(hub_class, who: str, method: str, path: str, body=None) -> tuple[int, dict]:
+    """The service's answer to ``who`` (a key of the class's people; "": nobody) calling ``path`` directly."""
+    hub, _, tokens = hub_class
+    return service(hub, tokens[who] if who else None, method, path, body)
 
 
 def files(**named: bytes) -> list[dict]:
