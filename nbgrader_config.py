@@ -17,12 +17,18 @@ c.CourseDirectory.course_id = "reading-maths"
 c.CourseDirectory.root = str(HERE)
 c.CourseDirectory.db_url = f"sqlite:///{HERE / 'gradebook.db'}"
 
+# Where students and the instructor meet: "folder", nbgrader's exchange folder (this machine, or a hub's shared
+# folder), or "service", the hub's exchange service over HTTP, for a hub whose servers share no disk
+# (Kubernetes; docs/exchange.md). The hub reads this line to start the service.
+c.CourseExchange.kind = "folder"
+
 # nbgrader's default exchange is under /usr/local/share and needs root: keep it inside the course,
 # unless a multi-user server gives the class a shared one (hub/: JupyterHub sets READING_MATHS_EXCHANGE).
 EXCHANGE = Path(os.environ.get("READING_MATHS_EXCHANGE") or HERE / "exchange")
 c.Exchange.root = str(EXCHANGE)
 c.Exchange.path_includes_course = True
-EXCHANGE.mkdir(exist_ok=True)  # formgrader warns when the exchange folder is missing
+if c.CourseExchange.kind == "folder":
+    EXCHANGE.mkdir(exist_ok=True)  # formgrader warns when the exchange folder is missing
 
 # Validate runs every cell with tests: the public check cells too, not only the (hidden) grade cells.
 c.Validator.validate_all = True
@@ -68,6 +74,8 @@ inert_submissions(c)
 # `nbgrader collect` (and formgrader's Collect button) and `zip_collect` take only what a student can prove is
 # theirs: inbound entries owned by the student they name, no future timestamps, no links, hard links, FIFOs
 # or devices, files copied without following links (reading_maths/nbgrader/exchange.py).
+# With the exchange service, every exchange step goes through it (reading_maths/nbgrader/served.py) and collect
+# keeps the same guarantees: the service's user and clock, no names leaving the submission's folder.
 from reading_maths.nbgrader.exchange import configure as safe_collect  # noqa: E402
 
 safe_collect(c)

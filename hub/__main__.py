@@ -68,8 +68,10 @@ def main(argv: list[str] | None = None) -> int:
         else:
             accounts.create(person, REPO, COMMENT)
     site = make_site(args.site, env, [p.name for p in people], INSTRUCTOR, port=args.port,
-                     checks=(INSTRUCTOR, people[0].course, INSTRUCTOR))  # the checks service, as the instructor
-    accounts.enrol(people[0], people[1:], env, site.exchange)  # the class list, with names, in the gradebook
+                     checks=(INSTRUCTOR, people[0].course, INSTRUCTOR),  # the checks service, as the instructor
+                     course=people[0].course)  # its nbgrader_config.py chooses the exchange: folder or service
+    shared = site.settings()["exchange"]
+    accounts.enrol(people[0], people[1:], env, shared and Path(shared))  # the class list, in the gradebook
     with running(site) as hub:
         print(f"\nThe course's JupyterHub is at {hub.url}/  (this machine only; from elsewhere: "
               f"ssh -L {args.port}:127.0.0.1:{args.port} this-machine)\n")
@@ -78,7 +80,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  {person.name:<12} password {person.password:<18} {role}")
         print(f"\nChecks with the hidden tests: the notebook toolbar's button; each person's checks at "
               f"{hub.url}/services/checks/ (limits: {people[0].course}/checks.toml).")
-        print(f"\nThe instructor's course is {people[0].course}; the exchange {site.exchange}; "
+        exchange = shared or f"the exchange service ({hub.url}/services/exchange/)"
+        print(f"\nThe instructor's course is {people[0].course}; the exchange {exchange}; "
               f"the hub's log {site.log}.\nCtrl-C stops the hub (the accounts stay; --remove deletes them).")
         try:
             while hub.process.poll() is None:

@@ -109,11 +109,13 @@ def create(person: Person, repo: Path, comment: str) -> None:
         _chown_tree(home, person.name)
 
 
-def enrol(instructor: Person, students: list[Person], env: Path, exchange: Path) -> None:
+def enrol(instructor: Person, students: list[Person], env: Path, exchange: Path | None) -> None:
     """The class list in the instructor's gradebook (``nbgrader db student add``, run as the instructor),
-    so formgrader shows names rather than login ids."""
-    environ = {"HOME": str(instructor.home), "PATH": f"{env / 'bin'}:/usr/bin:/bin", "LANG": "C.UTF-8",
-               "READING_MATHS_EXCHANGE": str(exchange)}
+    so formgrader shows names rather than login ids, and the exchange service (if the course has it) lets them in;
+    ``exchange``: the hub's shared exchange folder (None with the service)."""
+    environ = {"HOME": str(instructor.home), "PATH": f"{env / 'bin'}:/usr/bin:/bin", "LANG": "C.UTF-8"}
+    if exchange is not None:
+        environ["READING_MATHS_EXCHANGE"] = str(exchange)
     for student in students:
         done = subprocess.run(
             ["setpriv", f"--reuid={instructor.name}", f"--regid={instructor.name}", "--init-groups",

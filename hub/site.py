@@ -4,9 +4,11 @@ A site is one folder (``/srv/reading-maths-hub`` for ``make hub``, a temporary o
 
     site.json          what hub/jupyterhub_config.py reads: ports, accounts, the shared env, the proxy
     exchange/          nbgrader's shared exchange: the root sticky and world-writable, the course's folder, its
-                       outbound/ and inbound/ (write-only, sticky) the instructor's (reading_maths.nbgrader.exchange)
+                       outbound/ and inbound/ (write-only, sticky) the instructor's (reading_maths.nbgrader.exchange);
+                       none when the course's nbgrader_config.py says c.CourseExchange.kind = "service"
+    exchange-service/  instead, the exchange service's program (hub/exchange.py), run as the instructor
     etc/jupyter/       nbgrader_config.py for every single-user server (on JUPYTER_CONFIG_PATH):
-                       the course id and the exchange
+                       the course id and the exchange (the folder, or the service)
     state/             root only: JupyterHub's database, cookie secret and log
     checks/            with checks: the checks service's program and pages (hub/checks.py), run as the instructor
     share/jupyter/     with checks: the Check button's lab extension (on the servers' JUPYTER_PATH), and in
@@ -33,7 +35,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from reading_maths.nbgrader.exchange import lay_out
+from reading_maths.nbgrader.exchange import configured_kind, lay_out
 
 HERE = Path(__file__).resolve().parent
 CONFIG = HERE / "jupyterhub_config.py"
@@ -48,6 +50,19 @@ c.CourseDirectory.course_id = {course!r}
 c.Exchange.root = {exchange!r}
 c.Exchange.path_includes_course = True
 c.Validator.validate_all = True  # Validate runs the public check cells too, as in the course's own config
+'''
+
+SITE_SERVED_CONFIG = '''\
+"""nbgrader settings for everyone on this hub: the course's exchange is the hub's exchange service (hub/exchange.py,
+at $READING_MATHS_EXCHANGE_URL); the instructor's course adds its own."""
+c = get_config()  # noqa: F821
+c.CourseDirectory.course_id = {course!r}
+c.Exchange.path_includes_course = True
+c.Validator.validate_all = True  # Validate runs the public check cells too, as in the course's own config
+c.CourseExchange.kind = "service"
+from reading_maths.nbgrader.exchange import configure as course_exchange
+
+course_exchange(c)
 '''
 
 
@@ -106,24 +121,50 @@ def lay_out_checks(root: Path, instructor: str, course: Path, account: str | Non
             "program": str(root / "checks" / "checks.py"), "jupyter_path": str(root / "share" / "jupyter")}
 
 
+def lay_out_exchange_service(root: Path, instructor: str, courses: list[Path], store: str | None) -> dict:
+    """The exchange service's program in the site, readable by everyone, and its settings in site.json: it runs as
+    the Unix account ``instructor`` (who reads the courses' class lists in their gradebooks), the hub user of the
+    same name teaching ``courses``; its store is ``store`` (a SQLAlchemy URL; None: SQLite in the first course)."""
+    folder = root / "exchange-service"
+    folder.mkdir(exist_ok=True)
+    shutil.copy2(HERE / "exchange.py", folder / "exchange.py")
+    os.chmod(folder, 0o755)
+    os.chmod(folder / "exchange.py", 0o644)
+    return {"port": free_port(), "account": instructor, "instructors": instructor,
+            "courses": [str(c) for c in courses], "program": str(folder / "exchange.py"), "store": store}
+
+
 def make_site(root: Path, env: Path, people: list[str], instructor: str | None = None, port: int | None = None,
-              checks: tuple[str, Path, str | None] | None = None) -> Site:
-    """Lay out (or refresh) a site for ``people`` whose servers run ``env``, the course's exchange folders
-    owned by the Unix account ``instructor`` (:data:`reading_maths.nbgrader.exchange.LAYOUT`; None: by this
-    process's user); ports are chosen free. With
+              checks: tuple[str, Path, str | None] | None = None, course: Path | None = None,
+              other_courses: tuple[Path, ...] = (), exchange_store: str | None = None) -> Site:
+    """Lay out (or refresh) a site for ``people`` whose servers run ``env``; ports are chosen free.
+
+    The exchange is what ``course`` (the instructor's course folder; None: the folder exchange) says in its
+    ``nbgrader_config.py``: the course's exchange folders owned by the Unix account ``instructor``
+    (:data:`reading_maths.nbgrader.exchange.LAYOUT`; None: by this process's user), or, for
+    ``c.CourseExchange.kind = "service"``, no folder but the exchange service, run as ``instructor`` for ``course``
+    and ``other_courses``, its store at ``exchange_store`` (:func:`lay_out_exchange_service`). With
     ``checks = (instructor, course, account)``, the hub also runs the checks service (:func:`lay_out_checks`)."""
     site = Site(root)
     for folder, mode in ((root, 0o755), (site.jupyter_config, 0o755), (site.state, 0o700)):
         folder.mkdir(parents=True, exist_ok=True)
         os.chmod(folder, mode)  # explicit: the umask must not narrow them
     os.chmod(root / "etc", 0o755)
-    owner = pwd.getpwnam(instructor) if instructor else pwd.getpwuid(os.geteuid())
-    lay_out(site.exchange, COURSE_ID, owner.pw_uid, owner.pw_gid)
-    (site.jupyter_config / "nbgrader_config.py").write_text(
-        SITE_NBGRADER_CONFIG.format(course=COURSE_ID, exchange=str(site.exchange)))
     settings = {"port": free_port(port or 0), "hub_port": free_port(), "proxy_api_port": free_port(),
-                "env": str(env), "proxy": str(PROXY), "people": people, "exchange": str(site.exchange),
+                "env": str(env), "proxy": str(PROXY), "people": people, "exchange": None,
                 "jupyter_config": str(site.jupyter_config), "state": str(site.state)}
+    if course is not None and configured_kind(course / "nbgrader_config.py") == "service":
+        if not instructor:
+            raise ValueError("the exchange service runs as the instructor: name their account")
+        settings["exchange_service"] = lay_out_exchange_service(root, instructor, [course, *other_courses],
+                                                                exchange_store)
+        (site.jupyter_config / "nbgrader_config.py").write_text(SITE_SERVED_CONFIG.format(course=COURSE_ID))
+    else:
+        owner = pwd.getpwnam(instructor) if instructor else pwd.getpwuid(os.geteuid())
+        lay_out(site.exchange, COURSE_ID, owner.pw_uid, owner.pw_gid)
+        (site.jupyter_config / "nbgrader_config.py").write_text(
+            SITE_NBGRADER_CONFIG.format(course=COURSE_ID, exchange=str(site.exchange)))
+        settings["exchange"] = str(site.exchange)
     if checks:
         settings["checks"] = lay_out_checks(root, *checks)
     (root / "site.json").write_text(json.dumps(settings, indent=2))

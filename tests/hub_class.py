@@ -47,11 +47,24 @@ def skip_unless_possible() -> None:
         pytest.skip(f"JupyterHub's proxy is not installed at {PROXY}: run `make hub-proxy` (npm ci in hub/)")
 
 
+def set_up_course(course: Path, exchange: str, settings: dict[str, str]) -> None:
+    """The instructor's ``nbgrader_config.py`` with ``c.CourseExchange.kind = exchange`` and, at its end,
+    ``c.<name> = <value>`` for each of ``settings`` (e.g. ``{"CourseDirectory.db_url": "postgresql://..."}``)."""
+    config = course / "nbgrader_config.py"
+    text = config.read_text()
+    assert 'c.CourseExchange.kind = "folder"' in text
+    text = text.replace('c.CourseExchange.kind = "folder"', f"c.CourseExchange.kind = {exchange!r}")
+    config.write_text(text + "".join(f"c.{name} = {value!r}\n" for name, value in settings.items()))
+
+
 @contextmanager
-def class_on_hub(people: dict, checks: bool = False, before=None):
+def class_on_hub(people: dict, checks: bool = False, before=None, exchange: str = "folder",
+                 course_settings: dict[str, str] | None = None, other_courses: tuple[str, ...] = ()):
     """The running hub for ``people`` (name -> :class:`hub.accounts.Person`; the instructor enrols the others);
-    with ``checks``, the checks service runs as the instructor on their course. ``before(people)`` runs once
-    the accounts exist, before the hub starts."""
+    with ``checks``, the checks service runs as the instructor on their course. The instructor's course uses
+    the ``exchange`` ("folder" or "service", docs/exchange.md) and ``course_settings`` (:func:`set_up_course`).
+    ``before(people)`` runs once the accounts exist, before the site is made; the exchange service serves the
+    instructor's ``other_courses`` too (folders in their home that ``before`` makes)."""
     skip_unless_possible()
     from hub import accounts
     from hub.env import ensure_env
@@ -63,11 +76,14 @@ def class_on_hub(people: dict, checks: bool = False, before=None):
     try:
         for person in people.values():
             accounts.create(person, REPO, COMMENT)
+        set_up_course(teacher.course, exchange, course_settings or {})
         if before is not None:
             before(people)
         site = make_site(root, env, [p.name for p in people.values()], teacher.name,
-                         checks=(teacher.name, teacher.course, teacher.name) if checks else None)
-        accounts.enrol(teacher, [p for p in people.values() if not p.instructor], env, site.exchange)
+                         checks=(teacher.name, teacher.course, teacher.name) if checks else None,
+                         course=teacher.course, other_courses=tuple(teacher.home / c for c in other_courses))
+        shared = site.settings()["exchange"]
+        accounts.enrol(teacher, [p for p in people.values() if not p.instructor], env, shared and Path(shared))
         with running(site) as hub:
             yield hub
     finally:
@@ -77,15 +93,20 @@ def class_on_hub(people: dict, checks: bool = False, before=None):
 
 
 def as_person(hub, person, *command: str, cwd: Path | None = None, timeout: float = 300,
-              check: bool = True) -> subprocess.CompletedProcess:
-    """``command`` run as ``person`` (their uid, groups, home and the hub's environment), from ``cwd`` (their
-    home by default); the shared env's programs by name (``nbgrader``, ``reading-maths``, ``python``)."""
+              check: bool = True, extra_env: dict | None = None) -> subprocess.CompletedProcess:
+    """``command`` run as ``person`` (their uid, groups, home and the hub's environment, plus ``extra_env``: their
+    $JUPYTERHUB_API_TOKEN for the exchange service), from ``cwd`` (their home by default); the shared env's
+    programs by name (``nbgrader``, ``reading-maths``, ``python``)."""
     settings = hub.site.settings()
     env_bin = Path(settings["env"]) / "bin"
     program = command[0] if "/" in command[0] else str(env_bin / command[0])
-    environ = {"HOME": str(person.home), "USER": person.name, "LANG": "C.UTF-8",
-               "PATH": f"{env_bin}:/usr/bin:/bin", "JUPYTER_CONFIG_PATH": settings["jupyter_config"],
-               "READING_MATHS_EXCHANGE": settings["exchange"]}
+    environ = {"HOME": str(person.home), "USER": person.name, "LANG": "C.UTF-8", "PATH": f"{env_bin}:/usr/bin:/bin",
+               "JUPYTER_CONFIG_PATH": settings["jupyter_config"], **(extra_env or {})}
+    if settings["exchange"]:
+        environ["READING_MATHS_EXCHANGE"] = settings["exchange"]
+    if "exchange_service" in settings:
+        environ["READING_MATHS_EXCHANGE_URL"] = f"http://127.0.0.1:{settings['exchange_service']['port']}" \
+                                                "/services/exchange/"
     done = subprocess.run(["setpriv", f"--reuid={person.name}", f"--regid={person.name}", "--init-groups",
                            program, *command[1:]], cwd=cwd or person.home, env=environ, capture_output=True,
                           text=True, timeout=timeout, check=False)

@@ -3,7 +3,8 @@
 JupyterHub (as root, local process spawner, PAM logins, configurable-http-proxy from npm) serves
 real Unix accounts made for this test: an instructor with a copy of the course, and two students.
 Their JupyterLab servers run as themselves from the hub's shared Python (hub/env.py); nbgrader's
-exchange is the site's shared folder. Through the hub's pages:
+exchange is the site's shared folder or, in the cluster-shaped variant (``[service]``), the hub's exchange
+service, with no exchange folder anywhere (docs/exchange.md). Through the hub's pages:
 
 1. the instructor generates and releases ``code`` and ``proofs`` from formgrader;
 2. each student logs in, sees no formgrader, fetches both from the assignment list, answers ``code``
@@ -47,11 +48,21 @@ MARKS = {"ada": (2, "Complete: the telescoping sum and why E[g] leaves the sum. 
          "bob": (1, "Bob: say why the geometric sum telescopes to 1 - b^t, not only that it does.")}
 
 
-@pytest.fixture(scope="module")
-def hub_class():
-    """The running hub with its accounts: ``(hub, people)``; everything is removed afterwards."""
+def cluster_settings() -> dict[str, str]:
+    """The cluster-shaped variant's course settings beyond the exchange service: the gradebook on a database
+    server, ``$READING_MATHS_TEST_GRADEBOOK_URL`` (a SQLAlchemy URL), when it is set."""
+    url = os.environ.get("READING_MATHS_TEST_GRADEBOOK_URL")
+    return {"CourseDirectory.db_url": url} if url else {}
+
+
+@pytest.fixture(scope="module", params=["folder", "service"])
+def hub_class(request):
+    """The running hub with its accounts: ``(hub, people)``; everything is removed afterwards. ``folder``: one
+    machine, nbgrader's exchange folder; ``service``: the cluster-shaped variant, no exchange folder at all,
+    everyone reaching the others only through the exchange service (docs/exchange.md)."""
     people = new_people("ada", "bob")
-    with class_on_hub(people) as hub:
+    options = {"exchange": "service", "course_settings": cluster_settings()} if request.param == "service" else {}
+    with class_on_hub(people, **options) as hub:
         yield hub, people
 
 
@@ -62,10 +73,12 @@ def browser(hub_class):
 
 
 @pytest.fixture(scope="module")
-def shots():
-    shutil.rmtree(SHOTS, ignore_errors=True)
-    SHOTS.mkdir(parents=True)
-    return SHOTS
+def shots(hub_class):
+    hub, _ = hub_class
+    folder = SHOTS if hub.site.settings()["exchange"] else SHOTS.with_name("hub-service")
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    return folder
 
 
 def answers(assignment: str, wrong: bool) -> dict[str, str]:
@@ -109,6 +122,7 @@ def test_class_on_the_hub(hub_class, browser, shots):
     hub, people = hub_class
     teacher = people["teacher"]
     course = teacher.course
+    served = hub.site.settings()["exchange"] is None
 
     # 1. The instructor releases code and proofs from formgrader.
     t = hp.log_in(browser, hub.url, teacher.name, teacher.password)
@@ -237,3 +251,29 @@ def test_class_on_the_hub(hub_class, browser, shots):
         assert MARKS[other][1] not in texts["proofs"]
         assert all(people[other].name not in text for text in texts.values())
     assert not any(blocking.values()), blocking
+    if served:  # nobody had an exchange folder: the site, the course and every home are without one
+        roots = [hub.site.root, *(person.home for person in people.values())]
+        assert [found for root in roots for found in root.rglob("exchange") if found.is_dir()] == []
+        bob_calls_the_service(hub, people)
+
+
+def bob_calls_the_service(hub, people) -> None:
+    """Bob, with a hub token of his own, calls the exchange service's API directly (tests/test_hub_exchange.py does
+    more): Ada's submission, feedback for her, a submission as her, a name leaving the folder, another course.
+    Each is refused, and the service holds the same afterwards."""
+    from test_hub_exchange import files, hub_token, service
+
+    ada, teacher = people["ada"].name, hub_token(hub, people["teacher"])
+    token = hub_token(hub, people["bob"])
+    before = service(hub, teacher, "GET", "reading-maths/submissions/code")
+    adas = next(s for s in before[1]["submissions"] if s["student"] == ada)
+    notebook = files(**{"code.ipynb": b"{}"})
+    tries = {"ada's submission": service(hub, token, "GET", f"reading-maths/submissions/code/{adas['id']}"),
+             "feedback for ada": service(hub, token, "PUT", f"reading-maths/feedback/code/{ada}", {"files": notebook}),
+             "submit as ada": service(hub, token, "POST", "reading-maths/submissions/code",
+                                      {"files": notebook, "student": ada}),
+             "a name leaving the folder": service(hub, token, "POST", "reading-maths/submissions/code",
+                                                  {"files": files(**{"../code.ipynb": b"{}"})}),
+             "another course": service(hub, token, "GET", "another-course/releases")}
+    assert {what: status for what, (status, _) in tries.items() if status < 400} == {}, tries
+    assert service(hub, teacher, "GET", "reading-maths/submissions/code") == before

@@ -29,6 +29,7 @@ the checks is refused at the copy), and a copy that fails leaves nothing half-wr
 
 from __future__ import annotations
 
+import ast
 import os
 import pwd
 import shutil
@@ -39,7 +40,8 @@ from pathlib import Path
 from nbgrader.exchange.default.collect import ExchangeCollect
 from nbgrader.plugins import FileNameCollectorPlugin
 from nbgrader.utils import ignore_patterns, parse_utc
-from traitlets import Bool, Float
+from traitlets import Bool, Enum, Float
+from traitlets.config import Configurable
 
 from reading_maths.inputs import MAX_BYTES, UnsafeInput, read_regular, refusal, unsafe_entries
 from reading_maths.nbgrader.gather import STUDENT_ID
@@ -76,6 +78,14 @@ def foreign_files(entry: Path) -> list[str]:
             if os.lstat(Path(parent, name)).st_uid != owner]
 
 
+def claimed_time(stamp: Path) -> str:
+    """What a submission's own ``timestamp.txt`` says (the student's to write), or why it was not read."""
+    try:
+        return parse_claim(read_regular(stamp, 4096).decode("utf-8", "replace"))
+    except OSError as exc:
+        return f"(not read: {str(exc).splitlines()[0][:100]})"
+
+
 def _copy_regular(src: str, dst: str) -> str:
     """``shutil.copytree``'s copy function: the bytes of a regular file opened without following a link."""
     Path(dst).write_bytes(read_regular(Path(src)))
@@ -109,10 +119,7 @@ class SafeCollect(ExchangeCollect):
         claimed = {"entry name": record["timestamp"].strftime(FORMAT)}
         stamp = entry / "timestamp.txt"
         if os.path.lexists(stamp):
-            try:
-                claimed["timestamp.txt"] = parse_claim(read_regular(stamp, 4096).decode("utf-8", "replace"))
-            except OSError as exc:
-                claimed["timestamp.txt"] = f"(not read: {str(exc).splitlines()[0][:100]})"
+            claimed["timestamp.txt"] = claimed_time(stamp)
         try:
             record["timestamp"] = change_time(entry)
         except OSError as exc:
@@ -248,7 +255,43 @@ def layout_checks(root: Path, course: str) -> list[tuple[bool, str]]:
     return found
 
 
+# -- the folder or the service ------------------------------------------------------------------------------
+
+
+class CourseExchange(Configurable):
+    """Where students and the instructor meet: the course's one setting, ``c.CourseExchange.kind``."""
+
+    kind = Enum(["folder", "service"], "folder",
+                help='"folder": nbgrader\'s exchange folder (one machine, or a hub\'s shared folder); "service": the '
+                     "hub's exchange service over HTTP, for a hub whose servers share no disk (docs/exchange.md)"
+                ).tag(config=True)
+
+
+SERVED = {"exchange": "ServedExchange", "release_assignment": "ServedReleaseAssignment",
+          "fetch_assignment": "ServedFetchAssignment", "submit": "ServedSubmit", "list": "ServedList",
+          "collect": "ServedCollect", "release_feedback": "ServedReleaseFeedback",
+          "fetch_feedback": "ServedFetchFeedback"}
+"""nbgrader's exchange steps (``ExchangeFactory``'s traits) and their classes in :mod:`.served`."""
+
+
 def configure(c) -> None:
-    """Route ``nbgrader collect`` and ``zip_collect`` through the classes above (``c``: nbgrader's config)."""
-    c.ExchangeFactory.collect = f"{__name__}.SafeCollect"
+    """Route nbgrader's exchange as ``c.CourseExchange.kind`` says (``c``: nbgrader's config): every step through
+    the hub's exchange service (:mod:`.served`), or the folder exchange's ``collect`` through :class:`SafeCollect`;
+    ``zip_collect`` through :class:`SafeFileNameCollector` either way."""
+    if CourseExchange(config=c).kind == "service":
+        for step, name in SERVED.items():
+            setattr(c.ExchangeFactory, step, f"reading_maths.nbgrader.served.{name}")
+    else:
+        c.ExchangeFactory.collect = f"{__name__}.SafeCollect"
     c.ZipCollectApp.collector_plugin = f"{__name__}.SafeFileNameCollector"
+
+
+def configured_kind(config_file: Path) -> str:
+    """The ``c.CourseExchange.kind = "..."`` of a course's ``nbgrader_config.py``, read without running the file
+    (the hub, as root, runs none of the instructor's code) or following a link; "folder" when it has none."""
+    kind: object = "folder"
+    for node in ast.walk(ast.parse(read_regular(config_file).decode("utf-8"))):
+        if (isinstance(node, ast.Assign) and [ast.unparse(t) for t in node.targets] == ["c.CourseExchange.kind"]
+                and isinstance(node.value, ast.Constant)):
+            kind = node.value.value
+    return CourseExchange(kind=kind).kind

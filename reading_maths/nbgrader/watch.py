@@ -1,7 +1,8 @@
 """``reading-maths autograde ASSIGNMENT --watch``: grade each submission within seconds of its arrival.
 
 Every ``interval`` seconds the watcher (optionally) collects from nbgrader's exchange with the course's
-:class:`~reading_maths.nbgrader.exchange.SafeCollect` in update mode, as ``nbgrader collect --update`` does
+:class:`~reading_maths.nbgrader.exchange.SafeCollect` (the exchange service's
+:class:`~reading_maths.nbgrader.served.ServedCollect`) in update mode, as ``nbgrader collect --update`` does
 (each student's latest acceptable entry, by the time the student cannot set; refusals and time
 disagreements printed once each), then looks at ``submitted/``: a student's folder whose nbgrader
 timestamp or notebook files changed, and stayed unchanged for one more look (so a copy in progress is
@@ -22,8 +23,9 @@ from nbgrader.auth import Authenticator
 
 from reading_maths.grading.engine import Settings
 from reading_maths.nbgrader.autograde import Submission, autograde, find_submissions, open_course
-from reading_maths.nbgrader.exchange import SafeCollect
+from reading_maths.nbgrader.exchange import CourseExchange, SafeCollect
 from reading_maths.nbgrader.recording import Outcome, results_path
+from reading_maths.nbgrader.served import ServedCollect
 
 log = logging.getLogger(__name__)
 
@@ -66,11 +68,13 @@ _QUIET.addHandler(_OnceEach())
 
 
 def collect(app: AutogradeApp, assignment: str) -> None:
-    """``nbgrader collect --update`` with the course's SafeCollect: each student's latest acceptable submission
-    (by the time the student cannot set) into submitted/."""
+    """``nbgrader collect --update`` with the course's SafeCollect (ServedCollect with the exchange service): each
+    student's latest acceptable submission (by the time the student cannot set) into submitted/."""
     app.coursedir.assignment_id = assignment
     app.coursedir.student_id = "*"
-    action = SafeCollect(coursedir=app.coursedir, authenticator=Authenticator(parent=app), parent=app)
+    served = CourseExchange(config=app.config).kind == "service"
+    kind = ServedCollect if served else SafeCollect
+    action = kind(coursedir=app.coursedir, authenticator=Authenticator(parent=app), parent=app)
     action.update = True
     action.check_owner = False  # SafeCollect checks owners itself (require_owner)
     action.log = _QUIET
