@@ -81,12 +81,14 @@ class Server:
     def url(self) -> str:
         return self.url_of("postgres")
 
-    def database(self, template: str | None = None) -> str:
-        """A new database (empty, or a copy of the database ``template``), its URL."""
+    def database(self, copy_of: str | None = None) -> str:
+        """A new database, its URL: empty, or a copy of the database at ``copy_of`` (a URL of this server's, which
+        nobody is connected to)."""
         name = f"test_{secrets.token_hex(6)}"
+        template = f' TEMPLATE "{copy_of.rsplit("/", 1)[-1]}"' if copy_of else ""
         with psycopg.connect(host="127.0.0.1", port=self.port, user=USER, password=self.password, dbname="postgres",
                              autocommit=True) as connection:
-            connection.execute(f'CREATE DATABASE "{name}"' + (f' TEMPLATE "{template}"' if template else ""))
+            connection.execute(f'CREATE DATABASE "{name}"{template}')
         return self.url_of(name)
 
     def stop(self) -> None:
