@@ -215,7 +215,7 @@ class Store:
             row["questions"] = [bounded(q) for q in row["questions"][:MAX_QUESTIONS]]
         row = {k: json.dumps(v if k == "questions" else bounded(v)) if k in ("questions", "result", "shown")
                and v is not None else bounded(v) for k, v in row.items()}
-        return db.execute(insert(CHECKS).values(service=self.service, **row)).inserted_primary_key[0]
+        return db.execute(insert(CHECKS).values(service=self.service, **row).returning(CHECKS.c.id)).scalar_one()
 
     def reserve(self, row: dict, since: datetime, verdict: Callable[[list[tuple[datetime, list[str]]]], Any]
                 ) -> tuple[int, Any]:
