@@ -34,6 +34,7 @@ from sqlalchemy import (
     MetaData,
     Table,
     Text,
+    bindparam,
     create_engine,
     event,
     insert,
@@ -74,6 +75,13 @@ CHECKS = Table(
 process that took a pending check (``host:pid``)."""
 COUNTING = ("pending", "graded")
 """Outcomes that use up an attempt."""
+ADD = insert(CHECKS).returning(CHECKS.c.id)
+COUNTED = (select(CHECKS.c.asked_at, CHECKS.c.questions)
+           .where(CHECKS.c.user == bindparam("user"), CHECKS.c.assignment == bindparam("assignment"),
+                  CHECKS.c.asked_at >= bindparam("since"), CHECKS.c.outcome.in_(COUNTING))
+           .order_by(CHECKS.c.asked_at, CHECKS.c.id))
+FINISH = update(CHECKS).where(CHECKS.c.id == bindparam("check_id"))
+"""The statements a check runs, made once (their values are bound per call: SQLAlchemy builds nothing per check)."""
 COLUMNS = ("id", "user", "assignment", "notebook", "sha256", "asked_at", "finished_at", "questions", "outcome",
            "score", "max_score", "result", "shown", "refusal", "next_allowed", "size")
 MAX_TEXT = 1000
@@ -215,7 +223,7 @@ class Store:
             row["questions"] = [bounded(q) for q in row["questions"][:MAX_QUESTIONS]]
         row = {k: json.dumps(v if k == "questions" else bounded(v)) if k in ("questions", "result", "shown")
                and v is not None else bounded(v) for k, v in row.items()}
-        return db.execute(insert(CHECKS).values(service=self.service, **row).returning(CHECKS.c.id)).scalar_one()
+        return db.execute(ADD, {"service": self.service, **row}).scalar_one()
 
     def reserve(self, row: dict, since: datetime, verdict: Callable[[list[tuple[datetime, list[str]]]], Any]
                 ) -> tuple[int, Any]:
@@ -248,10 +256,10 @@ class Store:
         result = encoded(result) if isinstance(result, dict) and result else result or None
         shown = encoded(shown) if isinstance(shown, dict) and shown else shown or None
         with self.engine.begin() as db:
-            db.execute(update(CHECKS).where(CHECKS.c.id == check_id).values(
-                outcome=outcome, finished_at=stamp(now()), result=result.text if result else None,
-                shown=shown.text if shown else None, score=result.score if result else None,
-                max_score=result.max_score if result else None, refusal=bounded(reason)))
+            db.execute(FINISH, {"check_id": check_id, "outcome": outcome, "finished_at": stamp(now()),
+                                "result": result.text if result else None, "shown": shown.text if shown else None,
+                                "score": result.score if result else None,
+                                "max_score": result.max_score if result else None, "refusal": bounded(reason)})
 
     def counted(self, user: str, assignment: str, since: datetime) -> list[tuple[datetime, list[str]]]:
         """The attempts ``user`` used on ``assignment`` since ``since``: (when, questions), oldest first."""
@@ -260,10 +268,7 @@ class Store:
 
     @staticmethod
     def _counted(db: Connection, user: str, assignment: str, since: datetime) -> list[tuple[datetime, list[str]]]:
-        rows = db.execute(select(CHECKS.c.asked_at, CHECKS.c.questions)
-                          .where(CHECKS.c.user == user, CHECKS.c.assignment == assignment,
-                                 CHECKS.c.asked_at >= stamp(since), CHECKS.c.outcome.in_(COUNTING))
-                          .order_by(CHECKS.c.asked_at, CHECKS.c.id))
+        rows = db.execute(COUNTED, {"user": user, "assignment": assignment, "since": stamp(since)})
         return [(datetime.fromisoformat(r.asked_at), json.loads(r.questions)) for r in rows]
 
     def get(self, check_id: int) -> dict | None:
