@@ -14,7 +14,8 @@ $(STAMP): pyproject.toml
 
 # Debian packages the sandbox, the browser tests and the hub use (skipped when not root or not Debian):
 # bubblewrap, acl and libseccomp2 (sandbox), chromium (browser tests), nodejs + npm (JupyterHub's proxy), python3-venv (the
-# hub's shared Python, made from Debian's python3 so that every account can run it). Only what is missing is
+# hub's shared Python, made from Debian's python3 so that every account can run it), postgresql (the gradebook and
+# checks store tests start a server of their own: tests/postgres.py). Only what is missing is
 # asked for: a machine whose Node.js comes from elsewhere (NodeSource's nodejs bundles npm and conflicts with
 # Debian's npm package) keeps it.
 system-packages:
@@ -26,10 +27,11 @@ system-packages:
 	command -v node >/dev/null || missing="$$missing nodejs"; \
 	command -v npm >/dev/null || missing="$$missing npm"; \
 	/usr/bin/python3 -c 'import ensurepip' 2>/dev/null || missing="$$missing python3-venv"; \
+	ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing="$$missing postgresql"; \
 	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
-	  else echo "note: install$$missing for the sandbox, browser and hub tests"; fi; \
+	  else echo "note: install$$missing for the sandbox, browser, hub and PostgreSQL tests"; fi; \
 	fi
 
 # JupyterHub's configurable-http-proxy, from npm, into hub/node_modules (not global).

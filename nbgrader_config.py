@@ -15,6 +15,9 @@ HERE = Path(__file__).resolve().parent
 
 c.CourseDirectory.course_id = "reading-maths"
 c.CourseDirectory.root = str(HERE)
+# The gradebook: SQLite, in the course folder. Where several machines write it (a cluster), PostgreSQL instead:
+#     c.CourseDirectory.db_url = "postgresql+psycopg://grader@db.example.org/gradebook"
+# (its password in the instructor's ~/.pgpass, not here; docs/cluster.md).
 c.CourseDirectory.db_url = f"sqlite:///{HERE / 'gradebook.db'}"
 
 # Where students and the instructor meet: "folder", nbgrader's exchange folder (this machine, or a hub's shared

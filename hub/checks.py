@@ -35,7 +35,7 @@ from tornado import escape, httputil, template, web
 from reading_maths.checks import progress, words
 from reading_maths.checks import rules as course_rules
 from reading_maths.checks.desk import MAX_NOTEBOOK_BYTES, Desk, Refused
-from reading_maths.checks.store import MAX_QUESTIONS, MAX_TEXT, now
+from reading_maths.checks.store import MAX_QUESTIONS, MAX_TEXT, location, now
 from reading_maths.grading.engine import Settings
 from reading_maths.nbgrader.deadlines import deadlines, roster
 from reading_maths.reports.escape import HEADER_POLICY
@@ -241,14 +241,15 @@ def make_app(desk: Desk, prefix: str, instructors: set[str]) -> web.Application:
 
 async def serve() -> None:
     root = Path(os.environ["READING_MATHS_COURSE"])
-    db = Path(os.environ.get("READING_MATHS_CHECKS_DB", root / "checks.sqlite"))
+    db = location(root)  # $READING_MATHS_CHECKS_DB: a file, or PostgreSQL shared by several services
     settings = Settings(choose(allow_unsafe=False, limits=Limits()), cell_timeout=30.0, call_timeout=30.0)
     desk = Desk(root, db, settings, workers=int(os.environ.get("READING_MATHS_CHECKS_WORKERS", "0")))
     instructors = {n for n in os.environ.get("READING_MATHS_CHECKS_INSTRUCTORS", "").split(",") if n}
     prefix = os.environ["JUPYTERHUB_SERVICE_PREFIX"]
     url = urlparse(os.environ["JUPYTERHUB_SERVICE_URL"])
     make_app(desk, prefix, instructors).listen(url.port, url.hostname, max_body_size=OTHER_BODIES)
-    print(json.dumps({"serving": prefix, "course": str(root), "db": str(db), "workers": desk.size}), flush=True)
+    print(json.dumps({"serving": prefix, "course": str(root), "db": str(desk.store.url),  # its password hidden
+                      "workers": desk.size}), flush=True)
     try:
         await asyncio.Event().wait()
     finally:

@@ -1,9 +1,11 @@
-"""Shared fixtures: the course root, and grading a question in this process (the pytest driver)."""
+"""Shared fixtures: the course root, grading a question in this process (the pytest driver), and a PostgreSQL
+server for the session."""
 
 import warnings
 from pathlib import Path
 
 import numpy as np
+import postgres as pg
 import pytest
 from hostile.ordinary import MODES
 
@@ -44,3 +46,32 @@ def root() -> Path:
 def mode(request) -> str:
     """Each of :data:`hostile.ordinary.MODES` in turn: a module's batch graded as root, then as the ordinary user."""
     return request.param
+
+
+BACKENDS = ["sqlite", pytest.param("postgresql", marks=pytest.mark.slow)]
+"""The databases the gradebook and the checks store run on, for ``parametrize``: a PostgreSQL test starts a server."""
+
+
+@pytest.fixture(scope="session")
+def postgres():
+    """A PostgreSQL server for this test session (tests/postgres.py); skipped where PostgreSQL is not installed."""
+    try:
+        server = pg.start()
+    except pg.NotInstalled as missing:
+        pytest.skip(str(missing))
+    yield server
+    server.stop()
+
+
+def database_url(request, backend: str, file: Path) -> str:
+    """A new, empty database on ``backend``: the SQLite ``file``, or a database on the session's PostgreSQL
+    server (``request``: the asking test's or fixture's)."""
+    if backend == "sqlite":
+        return f"sqlite:///{file}"
+    return request.getfixturevalue("postgres").database()
+
+
+def use_gradebook(course: Path, url: str) -> None:
+    """The course's ``nbgrader_config.py`` pointed at the gradebook ``url``, as a course on PostgreSQL sets it."""
+    with (course / "nbgrader_config.py").open("a", encoding="utf-8") as config:
+        config.write(f"\nc.CourseDirectory.db_url = {url!r}\n")

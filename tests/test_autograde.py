@@ -24,11 +24,13 @@ import nbformat
 import pytest
 from hostile.text import LEAKY_ATTENTION
 from nbgrader.api import Gradebook
+from sqlalchemy import create_engine, inspect, text
 
 from classroom.builder import answered
 from classroom.stock import use_stock_nbgrader
+from conftest import BACKENDS, use_gradebook
 from reading_maths.kit.reference import SECRET_FILE
-from reading_maths.nbgrader.environment import nbgrader_env
+from reading_maths.nbgrader.environment import course_directory, nbgrader_env
 from reading_maths.nbgrader.session import LOOKUP_INDEXES, batch_gradebook
 from reading_maths.notebook import is_test_cell
 
@@ -70,14 +72,17 @@ def reading_maths(course: Path, *args: str) -> subprocess.CompletedProcess:
     return run(course, str(BIN / "reading-maths"), *args)
 
 
-def generated_course(folder: Path, assignment: str) -> Path:
-    """``folder`` made a copy of the course (sources, graders, nbgrader's config) with ``assignment`` generated
-    into ``release/`` by nbgrader's generate_assignment."""
+def generated_course(folder: Path, assignment: str, db_url: str | None = None) -> Path:
+    """``folder`` made a copy of the course (sources, graders, nbgrader's config; its gradebook at ``db_url``, by
+    default the course's gradebook.db) with ``assignment`` generated into ``release/`` by nbgrader's
+    generate_assignment."""
     folder.mkdir(parents=True, exist_ok=True)
     for name in ("source", "graders"):
         shutil.copytree(ROOT / name, folder / name)
     shutil.copy(ROOT / "nbgrader_config.py", folder / "nbgrader_config.py")
     shutil.copy(ROOT / SECRET_FILE, folder / SECRET_FILE)  # the same course: the same hidden inputs
+    if db_url:
+        use_gradebook(folder, db_url)
     nbgrader(folder, "generate_assignment", assignment, "--create", "--force", "--log-level=WARN")
     return folder
 
@@ -328,27 +333,51 @@ def test_rerun_is_idempotent(graded, tmp_path):
     assert (gradebook_dump(course), hashes(course / "autograded")) == before[:2]
 
 
-def canonical_dump(course: Path) -> list[str]:
-    """:func:`gradebook_dump`, sorted, with the random ids nbgrader draws for each student's rows replaced by
-    what they stand for (whose submission, which notebook): equal for two runs that left the same rows,
-    in whatever order they recorded the students."""
-    with sqlite3.connect(course / "gradebook.db") as db:
-        names = {i: f"submission of {s}" for i, s in db.execute("SELECT id, student_id FROM submitted_assignment")}
-        names |= {i: f"{names[a]}, notebook {nb}"
-                  for i, a, nb in db.execute("SELECT id, assignment_id, notebook_id FROM submitted_notebook")}
-        names |= {i: "own id" for (i,) in db.execute("SELECT id FROM grade UNION SELECT id FROM comment")}
-    return sorted(re.sub(r"'([0-9a-f]{32})'", lambda m: f"<{names.get(m[1], m[1])}>", line)
-                  for line in gradebook_dump(course))
+def canonical_dump(url: str) -> list[str]:
+    """The gradebook at ``url`` (SQLite or PostgreSQL): each table's columns and indexes, and its rows, sorted, with
+    the random ids nbgrader draws for each student's rows replaced by what they stand for (whose submission, which
+    notebook): equal for two runs that left the same rows, in whatever order they recorded the students."""
+    engine = create_engine(url)
+    try:
+        with engine.connect() as db:
+            def rows(sql: str) -> list[tuple]:
+                return [tuple(row) for row in db.execute(text(sql))]
+
+            names = {i: f"submission of {s}" for i, s in rows("SELECT id, student_id FROM submitted_assignment")}
+            names |= {i: f"{names[a]}, notebook {nb}"
+                      for i, a, nb in rows("SELECT id, assignment_id, notebook_id FROM submitted_notebook")}
+            names |= {i: "own id" for (i,) in rows("SELECT id FROM grade UNION SELECT id FROM comment")}
+            schema, lines = inspect(db), []
+            for table in schema.get_table_names():
+                lines.append(f"TABLE {table} {[(c['name'], str(c['type'])) for c in schema.get_columns(table)]}")
+                lines += [f"INDEX {i['name']} ON {table} {i['column_names']}" for i in schema.get_indexes(table)]
+                lines += [f"{table} {row!r}" for row in rows(f'SELECT * FROM "{table}"')]
+    finally:
+        engine.dispose()
+    return sorted(re.sub(r"'([0-9a-f]{32})'", lambda m: f"<{names.get(m[1], m[1])}>", line) for line in lines)
 
 
-def late_honest_course(prepared: Path, to: Path) -> Path:
-    """The prepared course, honest students only, with a due date, a late plugin, and ``wrong`` 45 hours late;
+def postgresql_gradebooks(server, prepared: Path, folder: Path, count: int) -> list[str]:
+    """``count`` gradebooks on the PostgreSQL ``server`` (tests/postgres.py), each a copy of one the prepared course's
+    assignment was generated into: the same rows, the same ids, as copies of one gradebook.db."""
+    course = copy_course(prepared / "course", folder)
+    generated = server.database()
+    use_gradebook(course, generated)
+    nbgrader(course, "generate_assignment", ASSIGNMENT, "--create", "--force", "--log-level=WARN")
+    return [server.database(copy_of=generated) for _ in range(count)]
+
+
+def late_honest_course(prepared: Path, to: Path, db_url: str | None = None) -> Path:
+    """The prepared course, honest students only (its gradebook at ``db_url``, a copy of the prepared one; by
+    default the prepared gradebook.db), with a due date, a late plugin, and ``wrong`` 45 hours late;
     ``tampered``, whose notebook has an edited read-only cell and kept its outputs (nbgrader restores
     the one and clears the others); and ``pruned``, who deleted a question's public checks and raised a test's
     points (nbgrader puts the points back as they were)."""
     course = copy_course(prepared / "course", to)
     for student in BROKEN:
         shutil.rmtree(course / "submitted" / student)
+    if db_url:
+        use_gradebook(course, db_url)
     tampered = nbformat.read(submitted(course, "right"), as_version=4)
     locked = next(c for c in tampered.cells if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("locked")
                   and not c.metadata["nbgrader"].get("grade"))
@@ -368,24 +397,30 @@ def late_honest_course(prepared: Path, to: Path) -> Path:
     nbformat.write(pruned, submitted(course, "pruned"))
     with (course / "nbgrader_config.py").open("a") as config:
         config.write('\nc.AssignLatePenalties.plugin_class = "reading_maths.nbgrader.late.TenPercentPerDay"\n')
-    with Gradebook(f"sqlite:///{course / 'gradebook.db'}", "reading-maths") as gb:
+    with Gradebook(course_directory(course).db_url, "reading-maths") as gb:
         gb.update_or_create_assignment(ASSIGNMENT, duedate="2030-01-01 12:00:00 UTC")
     (course / "submitted" / "wrong" / ASSIGNMENT / "timestamp.txt").write_text("2030-01-03 09:00:00.000000 UTC\n")
     return course
 
 
-def test_bulk_recording_equals_nbgraders_own_converter(prepared, tmp_path):
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_bulk_recording_equals_nbgraders_own_converter(prepared, tmp_path, backend, request):
     """One gradebook session per batch, one commit per student, leaves exactly what nbgrader's own converter
-    (``nbgrader autograde``: its own gradebook opens, a commit per cell) leaves: same rows, same files."""
-    ours = late_honest_course(prepared, tmp_path / "ours")
-    theirs = late_honest_course(prepared, tmp_path / "theirs")
+    (``nbgrader autograde``: its own gradebook opens, a commit per cell) leaves: same rows, same files; on SQLite and
+    on PostgreSQL."""
+    urls = [None, None]
+    if backend == "postgresql":
+        urls = postgresql_gradebooks(request.getfixturevalue("postgres"), prepared, tmp_path / "generated", 2)
+    ours = late_honest_course(prepared, tmp_path / "ours", urls[0])
+    theirs = late_honest_course(prepared, tmp_path / "theirs", urls[1])
     reading_maths(ours, "autograde", ASSIGNMENT, "--jobs", "2")
     nbgrader(theirs, "autograde", ASSIGNMENT, "--create", "--force", "--log-level=WARN")
-    indexes = [line for line in canonical_dump(ours) if "ix_reading_maths_" in line]  # ours adds only these
-    assert len(indexes) == len(LOOKUP_INDEXES) and all(line.startswith("CREATE INDEX") for line in indexes)
-    assert [line for line in canonical_dump(ours) if line not in indexes] == canonical_dump(theirs)
+    ours_url, theirs_url = course_directory(ours).db_url, course_directory(theirs).db_url
+    indexes = [line for line in canonical_dump(ours_url) if "ix_reading_maths_" in line]  # ours adds only these
+    assert len(indexes) == len(LOOKUP_INDEXES) and all(line.startswith("INDEX") for line in indexes)
+    assert [line for line in canonical_dump(ours_url) if line not in indexes] == canonical_dump(theirs_url)
     assert hashes(ours / "autograded") == hashes(theirs / "autograded")
-    with Gradebook(f"sqlite:///{ours / 'gradebook.db'}") as gb:  # the late penalty is on the recorded score
+    with Gradebook(ours_url) as gb:  # the late penalty is on the recorded score
         late = gb.find_submission_notebook(ASSIGNMENT, ASSIGNMENT, "wrong")
         assert late.score > 0 and late.late_submission_penalty == pytest.approx(0.2 * late.score)  # 2 started days
         assert not gb.find_submission_notebook(ASSIGNMENT, ASSIGNMENT, "right").late_submission_penalty

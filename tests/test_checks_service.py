@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import http.client
 import json
+import multiprocessing
 import os
 import signal
 import socket
@@ -28,6 +29,7 @@ import browser as b
 import pytest
 from hostile.attacks import ATTACKS
 
+from conftest import BACKENDS, database_url
 from hub.checks_trial import QUESTIONS, checks_hub, failing_cells, foreign, slow, variant
 from reading_maths.checks import client, rules
 from reading_maths.checks.desk import COOLDOWN, MAX_NOTEBOOK_BYTES, Desk, Refused
@@ -58,9 +60,11 @@ def settings() -> Settings:
     return Settings(choose(allow_unsafe=False, limits=Limits()), cell_timeout=30.0, call_timeout=30.0)
 
 
-@pytest.fixture(scope="module")
-def desk(course, settings, tmp_path_factory):
-    desk = Desk(course, tmp_path_factory.mktemp("db") / "checks.sqlite", settings, workers=2)
+@pytest.fixture(scope="module", params=BACKENDS)
+def desk(request, course, settings, tmp_path_factory):
+    """A desk in this process, its record on SQLite, then on PostgreSQL."""
+    desk = Desk(course, database_url(request, request.param, tmp_path_factory.mktemp("db") / "checks.sqlite"),
+                settings, workers=2)
     yield desk
     desk.close()
 
@@ -204,13 +208,48 @@ def test_the_instructor_exports_every_request(desk, course):
     run(desk.ask("hal", "code/code.ipynb", variant(0)))
     with pytest.raises(Refused):
         run(desk.ask("hal", "code/code.ipynb", variant(1)))
+    db = desk.store.url.render_as_string(hide_password=False)  # a file's URL, or PostgreSQL's with its password
     done = subprocess.run([sys.executable, "-m", "reading_maths.cli", "--course", str(course), "checks", "export",
-                           "--db", str(desk.store.path), "--format", "jsonl"], capture_output=True, text=True,
-                          timeout=120, check=True)
+                           "--db", db, "--format", "jsonl"], capture_output=True, text=True, timeout=120, check=True)
     rows = [json.loads(line) for line in done.stdout.splitlines()]
     assert [r["id"] for r in rows] == sorted(r["id"] for r in desk.store.listing())
     assert "hal" in {r["user"] for r in rows} and {"graded", "refused"} <= {r["outcome"] for r in rows}
     assert all(len(r["sha256"]) == 64 and r["asked_at"] and r["size"] for r in rows)
+
+
+def _desk_asks(course: Path, url: str, settings: Settings, start, times: int, answers) -> None:
+    """In a process of its own: a desk recording in ``url`` that, once ``start`` is passed, checks ada's notebook
+    ``times`` times, one after another; each outcome put in ``answers``."""
+    desk = Desk(course, url, settings, workers=1)
+    start.wait(120)  # the other process dead before it: broken, not a hang
+    for _ in range(times):
+        try:
+            answers.put(("graded", run(desk.ask("ada", "code/code.ipynb", variant(0)))["score"]))
+        except Refused as refused:
+            answers.put(("refused", refused.reason))
+    desk.close()
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_two_services_sharing_a_store_grade_exactly_the_attempts_allowed(course, settings, backend, request,
+                                                                         tmp_path):
+    """Two desks in two processes, one store: a student asking both at once, three times each, is graded twice (the
+    limit), and refused four times, whichever desk the requests reach."""
+    limits(course, '[assignments.code]\nattempts = 2\nwindow = "1h"\n')
+    url = database_url(request, backend, tmp_path / "checks.sqlite")
+    context = multiprocessing.get_context("fork")
+    start, answers = context.Barrier(2), context.Queue()
+    desks = [context.Process(target=_desk_asks, args=(course, url, settings, start, 3, answers)) for _ in range(2)]
+    for process in desks:
+        process.start()
+    for process in desks:
+        process.join(600)
+        if process.is_alive():  # stuck: stopped, and the test fails below
+            process.kill()
+    assert [process.exitcode for process in desks] == [0, 0]
+    outcomes = [answers.get(timeout=10) for _ in range(6)]
+    assert sorted(said for said, _ in outcomes) == ["graded"] * 2 + ["refused"] * 4, outcomes
+    assert all("you have used your checks of code" in why for said, why in outcomes if said == "refused")
 
 
 # -- the service behind JupyterHub ----------------------------------------------------------------------

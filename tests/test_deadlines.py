@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from reading_maths.nbgrader.deadlines import deadlines, penalty_percent, policy_text
+from conftest import BACKENDS, database_url, use_gradebook
+from reading_maths.nbgrader.deadlines import deadlines, penalty_percent, policy_text, roster
 
 REPO = Path(__file__).resolve().parents[1]
 UTC = dt.UTC
@@ -64,17 +65,21 @@ def test_summer_time_is_the_zones_own(course):
 
 
 @pytest.mark.slow  # nbgrader's Gradebook runs alembic
-def test_the_gradebook_names_the_rest_and_the_config_wins(course):
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_the_gradebook_names_the_rest_and_the_config_wins(course, backend, request):
     from nbgrader.api import Gradebook
 
-    url = f"sqlite:///{course / 'gradebook.db'}"
+    url = database_url(request, backend, course / "gradebook.db")
+    use_gradebook(course, url)
     with Gradebook(url) as gb:
         gb.update_or_create_assignment("extra", duedate=dt.datetime(2027, 3, 1, 12, 0))
         gb.update_or_create_assignment("code", duedate=dt.datetime(2030, 1, 1))
+        gb.add_student("bea")
     listed = by_id(deadlines(course, "ada", dt.datetime(2027, 3, 1, 13, 0, tzinfo=UTC)))
     assert listed["extra"]["due"] == "2027-03-01T12:00:00Z" and listed["extra"]["source"] == "gradebook"
     assert listed["extra"]["penalty_percent"] == 10.0
     assert listed["code"]["due"] == "2027-02-12T17:00:00Z" and listed["code"]["source"] == "nbgrader_config.py"
+    assert roster(course) == ["bea"]
 
 
 def test_no_gradebook_is_made_by_reading(course):

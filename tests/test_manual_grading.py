@@ -28,6 +28,8 @@ from nbgrader.api import Gradebook
 from test_autograde import generated_course, nbgrader, reading_maths, release_and_source
 
 from classroom.builder import answered
+from conftest import database_url
+from reading_maths.nbgrader.environment import course_directory
 
 pytestmark = pytest.mark.sandbox
 
@@ -76,12 +78,15 @@ def mark(gb: Gradebook, assignment: str, student: str, marks: dict[str, float]) 
             gb.db.commit()
 
 
-@pytest.fixture(scope="module", params=list(SCENARIOS))
+@pytest.fixture(scope="module", params=[("proofs", "sqlite"), ("build", "sqlite"), ("proofs", "postgresql")],
+                ids=lambda param: " on ".join(param))
 def course(request, tmp_path_factory) -> tuple[Scenario, Path]:
-    """A course copy where alice (every answer right) and bob (one answer wrong) submitted and were autograded."""
-    scenario = SCENARIOS[request.param]
+    """A course copy where alice (every answer right) and bob (one answer wrong) submitted and were autograded; its
+    gradebook on SQLite, or on PostgreSQL."""
+    scenario, backend = SCENARIOS[request.param[0]], request.param[1]
     a = scenario.assignment
-    folder = generated_course(tmp_path_factory.mktemp(f"manual-{a}") / "course", a)
+    folder = tmp_path_factory.mktemp(f"manual-{a}") / "course"
+    generated_course(folder, a, database_url(request, backend, folder / "gradebook.db"))
     alice = answered(*release_and_source(folder, a))
     bob = copy.deepcopy(alice)
     for cell in bob.cells:
@@ -101,7 +106,7 @@ def course(request, tmp_path_factory) -> tuple[Scenario, Path]:
 def test_hand_marks_reach_the_total(course, tmp_path):
     scenario, course = course
     assignment, written = scenario.assignment, scenario.written
-    db = f"sqlite:///{course / 'gradebook.db'}"
+    db = course_directory(course).db_url
     with Gradebook(db) as gb:
         maximum = gb.find_assignment(assignment).max_score
         manual_max = {c.name: c.max_score for c in gb.find_notebook(assignment, assignment).grade_cells

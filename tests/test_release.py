@@ -8,6 +8,7 @@ import pytest
 from conftest import ROOT
 from reading_maths.course import assignments
 from reading_maths.nbgrader.release import release
+from reading_maths.nbgrader.term import due_date
 from reading_maths.notebook import is_test_cell, nbgrader_meta, read_notebook
 
 pytestmark = pytest.mark.slow
@@ -28,6 +29,20 @@ def regenerated(tmp_path_factory):
     shutil.copy(ROOT / "nbgrader_config.py", course)
     release(course, ASSIGNMENTS, db_url=f"sqlite:///{course / 'gradebook.db'}")
     return course
+
+
+def test_release_writes_the_assignment_and_its_due_date_into_a_postgresql_gradebook(postgres, tmp_path):
+    from nbgrader.api import Gradebook
+
+    course = tmp_path / "course"
+    for part in ("source", "graders"):
+        shutil.copytree(ROOT / part, course / part)
+    shutil.copy(ROOT / "nbgrader_config.py", course)
+    url = postgres.database()
+    dates = release(course, ["notation"], db_url=url)
+    assert dates["notation"] is not None and due_date(url, "notation") == dates["notation"]
+    with Gradebook(url) as gb:
+        assert [nb.name for nb in gb.find_assignment("notation").notebooks] == ["notation"]
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)

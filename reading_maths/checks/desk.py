@@ -134,6 +134,20 @@ def refusal_of(rules: course_rules.Rules, asked: Asked, used: list[tuple[datetim
                    next_allowed=wait)
 
 
+def reserve_attempt(store: Store, asked: Asked, rules: course_rules.Rules) -> int:
+    """Apply the assignment's ``rules`` to ``asked``: the id of its row in ``store``, its attempt reserved, or
+    :class:`Refused` (recorded too).  Atomic across the processes sharing the store (:meth:`Store.reserve`): two
+    services never both take a student's last attempt."""
+    when = now()
+    row = {"user": asked.user, "assignment": asked.assignment, "notebook": asked.notebook, "sha256": asked.sha256,
+           "size": len(asked.data), "asked_at": stamp(when), "questions": asked.questions}
+    check_id, refusal = store.reserve(row, when - rules.window, lambda used: refusal_of(rules, asked, used, when))
+    if refusal is not None:
+        refusal.check_id = check_id
+        raise refusal
+    return check_id
+
+
 def shown(result: GradeResult, rules: course_rules.Rules, questions: list[str]) -> dict:
     """What the student sees of ``result``: per question asked, points and/or feedback lines, as ``rules.show``
     says."""
@@ -306,10 +320,10 @@ class Asked:
 
 
 class Desk:
-    """Checks for the course at ``root``, recorded in ``db``, graded by ``workers`` processes (0: :data:`PER_CORE`
-    per core)."""
+    """Checks for the course at ``root``, recorded in ``db`` (a file or a database URL), graded by ``workers``
+    processes (0: :data:`PER_CORE` per core)."""
 
-    def __init__(self, root: Path, db: Path, settings: Settings, workers: int = 0):
+    def __init__(self, root: Path, db: str | Path, settings: Settings, workers: int = 0):
         self.root, self.store = Path(root), Store(db)
         self.store.abandon_pending()
         self.settings = Settings(settings.sandbox, settings.cell_timeout, settings.call_timeout, ahead=True)
@@ -537,22 +551,6 @@ class Desk:
                           status=400)
         return Asked(user, notebook, data, assignment.id, asked, pickle.dumps(nb, pickle.HIGHEST_PROTOCOL))
 
-    def judge(self, asked: Asked, rules: course_rules.Rules | None = None) -> int:
-        """Apply the assignment's ``rules`` (None: as checks.toml says now) to ``asked``: the id of its row, its
-        attempt reserved, or :class:`Refused` (recorded too)."""
-        rules = rules or course_rules.load(self.root).of(asked.assignment)
-        when = now()
-        row = {"user": asked.user, "assignment": asked.assignment, "notebook": asked.notebook,
-               "sha256": asked.sha256, "size": len(asked.data), "asked_at": stamp(when),
-               "questions": asked.questions}
-        used = self.store.counted(asked.user, asked.assignment, when - rules.window)
-        refusal = refusal_of(rules, asked, used, when)
-        if refusal is not None:
-            refusal.check_id = self.store.add(**row, outcome="refused", refusal=refusal.reason,
-                                              next_allowed=stamp(refusal.next_allowed))
-            raise refusal
-        return self.store.add(**row, outcome="pending")
-
     async def ask(self, user: str, notebook: str, data: bytes, questions: list[str] | None = None,
                   claimed: bool = False) -> dict:
         """A check for ``user``: what they are shown (with the check's ``id``), or :class:`Refused`.  The caller
@@ -576,7 +574,7 @@ class Desk:
             refusal = Refused(f"{notebook} could not be read ({type(exc).__name__})", status=400)
             raise self.refuse(refusal, user, notebook, data=data, questions=questions) from None
         rules = course_rules.load(self.root).of(asked.assignment)
-        check_id = self.judge(asked, rules)
+        check_id = reserve_attempt(self.store, asked, rules)
         budget = rules.budget.total_seconds() if rules.budget is not None else None
         head = {"id": check_id, "user": user, "notebook": asked.notebook}
         try:

@@ -1,4 +1,4 @@
-"""Every check asked for, kept in SQLite: who, when, the notebook's sha256, the outcome and the result.
+"""Every check asked for, kept in SQLite or PostgreSQL: who, when, the notebook's sha256, the outcome and the result.
 
 One row per request, refused ones included.  ``outcome`` is ``pending`` while the notebook is graded,
 then ``graded`` (``result`` holds the engine's whole result, ``shown`` what the student was shown),
@@ -13,37 +13,75 @@ cells, or a refused 1 GB upload, is a row of a few kilobytes.
 
 from __future__ import annotations
 
+import contextlib
 import csv
+import hashlib
 import io
 import json
-import sqlite3
+import os
+import socket
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS checks (
-    id INTEGER PRIMARY KEY,
-    user TEXT NOT NULL,
-    assignment TEXT,
-    notebook TEXT NOT NULL,
-    sha256 TEXT NOT NULL,
-    asked_at TEXT NOT NULL,
-    finished_at TEXT,
-    questions TEXT NOT NULL DEFAULT '[]',
-    outcome TEXT NOT NULL,
-    score REAL,
-    max_score REAL,
-    result TEXT,
-    shown TEXT,
-    refusal TEXT,
-    next_allowed TEXT,
-    size INTEGER
-);
-CREATE INDEX IF NOT EXISTS checks_by_user ON checks (user, assignment, asked_at);
-"""
+from sqlalchemy import (
+    Column,
+    Float,
+    Index,
+    Integer,
+    MetaData,
+    Table,
+    Text,
+    bindparam,
+    create_engine,
+    event,
+    insert,
+    inspect,
+    select,
+    text,
+    update,
+)
+from sqlalchemy.engine import URL, Connection, make_url
+
+LOCATION = "READING_MATHS_CHECKS_DB"
+"""The environment variable naming the course's store: a file, or a database URL (``postgresql+psycopg://...``)."""
+FILE = "checks.sqlite"
+"""The store in the course's folder when :data:`LOCATION` is not set."""
+
+CHECKS = Table(
+    "checks", MetaData(),
+    Column("id", Integer, primary_key=True),
+    Column("user", Text, nullable=False),
+    Column("assignment", Text),
+    Column("notebook", Text, nullable=False),
+    Column("sha256", Text, nullable=False),
+    Column("asked_at", Text, nullable=False),
+    Column("finished_at", Text),
+    Column("questions", Text, nullable=False, server_default="[]"),
+    Column("outcome", Text, nullable=False),
+    Column("score", Float),
+    Column("max_score", Float),
+    Column("result", Text),
+    Column("shown", Text),
+    Column("refusal", Text),
+    Column("next_allowed", Text),
+    Column("size", Integer),
+    Column("service", Text),
+    Index("checks_by_user", "user", "assignment", "asked_at"),
+)
+"""One row per request (times as ISO 8601 text in UTC, lists and results as JSON text); ``service`` is the
+process that took a pending check (``host:pid``)."""
 COUNTING = ("pending", "graded")
 """Outcomes that use up an attempt."""
+ADD = insert(CHECKS).returning(CHECKS.c.id)
+COUNTED = (select(CHECKS.c.asked_at, CHECKS.c.questions)
+           .where(CHECKS.c.user == bindparam("user"), CHECKS.c.assignment == bindparam("assignment"),
+                  CHECKS.c.asked_at >= bindparam("since"), CHECKS.c.outcome.in_(COUNTING))
+           .order_by(CHECKS.c.asked_at, CHECKS.c.id))
+FINISH = update(CHECKS).where(CHECKS.c.id == bindparam("check_id"))
+"""The statements a check runs, made once (their values are bound per call: SQLAlchemy builds nothing per check)."""
 COLUMNS = ("id", "user", "assignment", "notebook", "sha256", "asked_at", "finished_at", "questions", "outcome",
            "score", "max_score", "result", "shown", "refusal", "next_allowed", "size")
 MAX_TEXT = 1000
@@ -92,42 +130,124 @@ def stamp(when: datetime | None) -> str | None:
     return when.astimezone(UTC).isoformat(timespec="seconds") if when else None
 
 
-class Store:
-    """The checks database at ``path`` (created on first use, readable by its owner only)."""
+def location(root: Path) -> str | Path:
+    """The store of the course at ``root``: :data:`LOCATION`'s file or URL, or ``<root>/checks.sqlite``."""
+    return os.environ.get(LOCATION) or Path(root) / FILE
 
-    def __init__(self, path: Path):
-        self.path = Path(path)
-        new = not self.path.exists()
-        self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
-        if new:
-            self.path.chmod(0o600)
-        self.db.row_factory = sqlite3.Row
-        self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.execute("PRAGMA synchronous=NORMAL")  # WAL: no fsync per row (a crash keeps the file whole)
-        self.db.executescript(SCHEMA)
-        if "size" not in {r["name"] for r in self.db.execute("PRAGMA table_info(checks)")}:
-            self.db.execute("ALTER TABLE checks ADD COLUMN size INTEGER")  # a record kept before sizes were
+
+def url_of(where: str | Path) -> URL:
+    """``where`` as a database URL: a URL as it is, a file as SQLite's."""
+    return make_url(str(where)) if "://" in str(where) else URL.create("sqlite", database=str(Path(where).resolve()))
+
+
+def missing(where: str | Path) -> bool:
+    """Whether ``where`` is a SQLite file not made yet (a reader makes none)."""
+    url = url_of(where)
+    return url.get_backend_name() == "sqlite" and not Path(url.database or "").is_file()
+
+
+def lock_key(what: str) -> int:
+    """The key of ``what``'s PostgreSQL advisory lock (one 64-bit number): a hash of the store's name and ``what``."""
+    return int.from_bytes(hashlib.sha256(f"reading-maths checks: {what}".encode()).digest()[:8], "big", signed=True)
+
+
+STALE = timedelta(hours=1)
+"""A check pending longer than this is one whose service stopped (a check's budget is at most minutes)."""
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+class Store:
+    """The checks database at ``where`` (a file, made on first use and readable by its owner only, or a database
+    URL): SQLite, or PostgreSQL where several checks services share it (SQLAlchemy Core: the same statements)."""
+
+    def __init__(self, where: str | Path):
+        self.url = url_of(where)
+        self.service = f"{socket.gethostname()}:{os.getpid()}"
+        self.sqlite = self.url.get_backend_name() == "sqlite"
+        if self.sqlite:
+            file = Path(self.url.database)
+            if not file.exists():
+                file.touch(mode=0o600)
+            self.engine = create_engine(self.url, connect_args={"timeout": 60, "check_same_thread": False})
+            event.listen(self.engine, "connect", _sqlite_settings)
+            event.listen(self.engine, "begin", _sqlite_begin)
+        else:
+            self.engine = create_engine(self.url, pool_pre_ping=True)
+        with self._locked("the table") as db:  # two services starting at once: one makes it
+            CHECKS.metadata.create_all(db)
+            kept = {c["name"] for c in inspect(db).get_columns("checks")}
+            for column in CHECKS.columns:  # a record kept before a column was added (size, service)
+                if column.name not in kept:
+                    db.execute(text(f"ALTER TABLE checks ADD COLUMN {column.name} "
+                                    f"{column.type.compile(self.engine.dialect)}"))
 
     def close(self) -> None:
-        self.db.close()
+        self.engine.dispose()
 
     def abandon_pending(self) -> None:
-        """Checks left pending by a service that stopped mid-way: failed, so they count against nobody."""
-        self.db.execute("UPDATE checks SET outcome = 'failed' WHERE outcome = 'pending'")
+        """Checks left pending by a service that stopped mid-way: failed, so they count against nobody.  Another
+        running service's (sharing this store) are left alone: failed are only those of a process of this
+        machine that is gone (or of this very process, started again with the same id), of no named service,
+        or asked more than :data:`STALE` ago."""
+        horizon = stamp(now() - STALE)
+        host = socket.gethostname()
 
-    def pending(self, user: str) -> bool:
-        found = self.db.execute("SELECT 1 FROM checks WHERE user = ? AND outcome = 'pending'", (user,)).fetchone()
-        return found is not None
+        def gone(service: str | None, asked_at: str) -> bool:
+            name, _, pid = (service or "").rpartition(":")
+            if not service or asked_at < horizon or not pid.isdigit():
+                return True
+            return name == host and (service == self.service or not _alive(int(pid)))
+
+        with self.engine.begin() as db:
+            pending = db.execute(select(CHECKS.c.id, CHECKS.c.service, CHECKS.c.asked_at)
+                                 .where(CHECKS.c.outcome == "pending")).all()
+            abandoned = [row.id for row in pending if gone(row.service, row.asked_at)]
+            if abandoned:
+                db.execute(update(CHECKS).where(CHECKS.c.id.in_(abandoned)).values(outcome="failed"))
 
     def add(self, **row) -> int:
+        with self.engine.begin() as db:
+            return self._add(db, row)
+
+    def _add(self, db: Connection, row: dict) -> int:
         if row.get("questions") is not None:  # only a question of the assignment counts, and it has few
             row["questions"] = [bounded(q) for q in row["questions"][:MAX_QUESTIONS]]
         row = {k: json.dumps(v if k == "questions" else bounded(v)) if k in ("questions", "result", "shown")
                and v is not None else bounded(v) for k, v in row.items()}
-        names = ", ".join(row)
-        cursor = self.db.execute(f"INSERT INTO checks ({names}) VALUES ({', '.join('?' * len(row))})",  # noqa: S608
-                                 tuple(row.values()))
-        return cursor.lastrowid
+        return db.execute(ADD, {"service": self.service, **row}).scalar_one()
+
+    def reserve(self, row: dict, since: datetime, verdict: Callable[[list[tuple[datetime, list[str]]]], Any]
+                ) -> tuple[int, Any]:
+        """Add a request's ``row`` atomically, whichever process sharing the store asks: with the student's lock
+        held (PostgreSQL: an advisory lock on their name; SQLite: the database's write lock), their attempts since
+        ``since`` (:meth:`counted`) are given to ``verdict``, which returns None (the attempt is taken: the row is
+        ``pending``) or a refusal (its ``reason`` and ``next_allowed`` are recorded: ``refused``).  Returns the
+        row's id and the refusal."""
+        with self._locked(f"student {row['user']}") as db:
+            refusal = verdict(self._counted(db, row["user"], row["assignment"], since))
+            outcome = {"outcome": "pending"} if refusal is None else {
+                "outcome": "refused", "refusal": refusal.reason, "next_allowed": stamp(refusal.next_allowed)}
+            return self._add(db, row | outcome), refusal
+
+    @contextlib.contextmanager
+    def _locked(self, what: str) -> Iterator[Connection]:
+        """A transaction holding ``what``'s lock, which other processes wait for: on PostgreSQL an advisory lock
+        (:func:`lock_key`), on SQLite the database's write lock, taken when it begins."""
+        with self.engine.connect() as db:
+            db.execution_options(write_lock=True)
+            with db.begin():
+                if not self.sqlite:
+                    db.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": lock_key(what)})
+                yield db
 
     def finish(self, check_id: int, outcome: str, result: dict | Encoded | None, shown: dict | Encoded | None,
                reason: str | None = None) -> None:
@@ -135,43 +255,60 @@ class Store:
         ``failed`` with the ``reason``."""
         result = encoded(result) if isinstance(result, dict) and result else result or None
         shown = encoded(shown) if isinstance(shown, dict) and shown else shown or None
-        self.db.execute("UPDATE checks SET outcome = ?, finished_at = ?, result = ?, shown = ?, score = ?, "
-                        "max_score = ?, refusal = ? WHERE id = ?",
-                        (outcome, stamp(now()), result.text if result else None, shown.text if shown else None,
-                         result.score if result else None, result.max_score if result else None, bounded(reason),
-                         check_id))
+        with self.engine.begin() as db:
+            db.execute(FINISH, {"check_id": check_id, "outcome": outcome, "finished_at": stamp(now()),
+                                "result": result.text if result else None, "shown": shown.text if shown else None,
+                                "score": result.score if result else None,
+                                "max_score": result.max_score if result else None, "refusal": bounded(reason)})
 
     def counted(self, user: str, assignment: str, since: datetime) -> list[tuple[datetime, list[str]]]:
         """The attempts ``user`` used on ``assignment`` since ``since``: (when, questions), oldest first."""
-        rows = self.db.execute(
-            f"SELECT asked_at, questions FROM checks WHERE user = ? AND assignment = ? AND asked_at >= ? "  # noqa: S608
-            f"AND outcome IN ({', '.join('?' * len(COUNTING))}) ORDER BY asked_at, id",
-            (user, assignment, stamp(since), *COUNTING))
-        return [(datetime.fromisoformat(r["asked_at"]), json.loads(r["questions"])) for r in rows]
+        with self.engine.connect() as db:
+            return self._counted(db, user, assignment, since)
+
+    @staticmethod
+    def _counted(db: Connection, user: str, assignment: str, since: datetime) -> list[tuple[datetime, list[str]]]:
+        rows = db.execute(COUNTED, {"user": user, "assignment": assignment, "since": stamp(since)})
+        return [(datetime.fromisoformat(r.asked_at), json.loads(r.questions)) for r in rows]
 
     def get(self, check_id: int) -> dict | None:
-        row = self.db.execute("SELECT * FROM checks WHERE id = ?", (check_id,)).fetchone()
+        with self.engine.connect() as db:
+            row = db.execute(select(CHECKS).where(CHECKS.c.id == check_id)).first()
         return _plain(row) if row else None
 
     def listing(self, user: str | None = None) -> list[dict]:
         """Every request, newest first: ``user``'s only, or everyone's (``None``)."""
-        if user is None:
-            rows = self.db.execute("SELECT * FROM checks ORDER BY id DESC")
-        else:
-            rows = self.db.execute("SELECT * FROM checks WHERE user = ? ORDER BY id DESC", (user,))
+        query = select(CHECKS).order_by(CHECKS.c.id.desc())
+        with self.engine.connect() as db:
+            rows = db.execute(query if user is None else query.where(CHECKS.c.user == user)).all()
         return [_plain(r) for r in rows]
 
 
-def _plain(row: sqlite3.Row) -> dict:
-    data = dict(row)
+def _sqlite_settings(connection, _record) -> None:
+    """SQLite: transactions begun by :func:`_sqlite_begin` (not by pysqlite), WAL without an fsync per row (a crash
+    keeps the file whole)."""
+    connection.isolation_level = None
+    connection.execute("PRAGMA journal_mode=WAL")
+    connection.execute("PRAGMA synchronous=NORMAL")
+
+
+def _sqlite_begin(db: Connection) -> None:
+    """A transaction that takes SQLite's write lock when it begins where the store asks (``write_lock``:
+    :meth:`Store._locked`), so that two processes never both count a student's attempts before either adds one."""
+    db.exec_driver_sql("BEGIN IMMEDIATE" if db.get_execution_options().get("write_lock") else "BEGIN")
+
+
+def _plain(row) -> dict:
+    data = {column: row._mapping[column] for column in COLUMNS}
     for key in ("questions", "result", "shown"):
         data[key] = json.loads(data[key]) if data[key] else None
     return data
 
 
-def export(path: Path, fmt: str = "csv") -> str:
-    """The whole database as CSV (one row per request; result and shown as JSON text) or JSON lines, oldest first."""
-    store = Store(path)
+def export(where: str | Path, fmt: str = "csv") -> str:
+    """The whole database (a file or a URL) as CSV (one row per request; result and shown as JSON text) or JSON
+    lines, oldest first."""
+    store = Store(where)
     try:
         rows = list(reversed(store.listing()))
     finally:

@@ -152,16 +152,16 @@ def checks_group():
 
 
 @checks_group.command("export")
-@click.option("--db", type=click.Path(exists=True, dir_okay=False, path_type=Path),
-              help="The checks database (default: checks.sqlite in the course).")
+@click.option("--db", help="The checks database, a file or a URL (default: $READING_MATHS_CHECKS_DB, or "
+                          "checks.sqlite in the course).")
 @click.option("--format", "fmt", type=click.Choice(["csv", "jsonl"]), default="csv", show_default=True)
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), help="Write here (default: standard output).")
 def checks_export_command(db, fmt, out):
     """Every check request (who, when, the notebook's sha256, the outcome and the result), oldest first."""
-    from reading_maths.checks.store import export
+    from reading_maths.checks.store import export, location, missing
 
-    db = db or course_root() / "checks.sqlite"
-    if not db.is_file():
+    db = db or location(course_root())
+    if missing(db):
         raise click.ClickException(f"no checks database at {db}")
     text = export(db, fmt)
     if out:

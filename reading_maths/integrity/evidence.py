@@ -11,10 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from reading_maths.checks.store import Store
+from reading_maths.checks.store import Store, location, missing
 from reading_maths.nbgrader.times import kept
-
-CHECKS_DB = "checks.sqlite"
 
 
 @dataclass
@@ -29,11 +27,11 @@ class Trail:
 
 def checks_history(root: Path, assignment: str) -> dict[str, Trail]:
     """Per student, the graded checks of ``assignment`` and when each question first scored full marks."""
-    path = Path(root) / CHECKS_DB
+    where = location(root)
     trails: dict[str, Trail] = {}
-    if not path.is_file():
+    if missing(where):
         return trails
-    store = Store(path)
+    store = Store(where)
     try:
         rows = store.listing()
     finally:

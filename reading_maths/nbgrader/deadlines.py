@@ -14,7 +14,7 @@ extension shows it in nbgrader's Assignments tab and asks before a late Submit (
 from __future__ import annotations
 
 import datetime as dt
-import sqlite3
+import functools
 from pathlib import Path
 
 UTC = dt.UTC
@@ -43,25 +43,41 @@ def configured_dates(config) -> dict[str, dt.datetime]:
     return dates
 
 
+@functools.cache
+def _reader(url: str):
+    """An engine that reads the gradebook at ``url`` (kept: the checks service asks on every request); a SQLite file
+    is opened read only."""
+    from sqlalchemy import create_engine, make_url
+    from sqlalchemy.pool import NullPool
+
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "sqlite":  # opened afresh each time, as the file is now
+        file = Path(parsed.database or "")
+        return create_engine(f"sqlite:///file:{file.as_posix()}?mode=ro&uri=true", connect_args={"timeout": 5},
+                             poolclass=NullPool)
+    return create_engine(parsed, pool_pre_ping=True, pool_size=2, connect_args={"connect_timeout": 5})
+
+
 def _gradebook(config, root: Path, sql: str) -> list[tuple]:
-    """Rows of ``sql`` from the course's gradebook, read only (a missing gradebook is not made; none: [])."""
+    """Rows of ``sql`` from the course's gradebook (SQLite or PostgreSQL), read only (a missing gradebook is not
+    made; none, or one that cannot be read: [])."""
+    from sqlalchemy import make_url, text
+    from sqlalchemy.exc import SQLAlchemyError
+
     from reading_maths.nbgrader.environment import course_directory
 
     try:
         coursedir = course_directory(root)
         coursedir.config = config
-        url = coursedir.db_url
-    except Exception:  # noqa: BLE001 - no gradebook configured
+        url = make_url(coursedir.db_url)
+    except Exception:  # noqa: BLE001 - no gradebook configured, or not a URL
         return []
-    if not url.startswith("sqlite:///"):
-        return []
-    path = Path(url.removeprefix("sqlite:///"))
-    if not path.is_file():
+    if url.get_backend_name() == "sqlite" and not Path(url.database or "").is_file():
         return []
     try:
-        with sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True, timeout=5) as db:
-            return db.execute(sql).fetchall()
-    except sqlite3.Error:
+        with _reader(coursedir.db_url).connect() as db:
+            return [tuple(row) for row in db.execute(text(sql))]
+    except SQLAlchemyError:
         return []
 
 

@@ -8,9 +8,9 @@ notebook, a duplicated grade id, ...) gets 0 on every question and a comment say
 structured result is kept beside it in ``autograded/<student>/<assignment>.json``.  No student code runs here.
 
 The process that runs ``autograde`` records what its graders (local processes or a Dask cluster) send
-back, with one :class:`Recorder`; each student's recording is a savepoint in a transaction that takes SQLite's
-write lock when it begins and commits about once a second (:mod:`reading_maths.nbgrader.session`), so another
-program writing the gradebook meanwhile waits its turn rather than failing.
+back, with one :class:`Recorder`; each student's recording is a savepoint in a transaction that commits about
+once a second (on SQLite it takes the write lock when it begins: :mod:`reading_maths.nbgrader.session`), so
+another program writing the gradebook meanwhile waits its turn rather than failing.
 """
 
 from __future__ import annotations

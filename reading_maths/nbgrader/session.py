@@ -22,7 +22,9 @@ The batch also adds the indexes nbgrader's schema lacks for the lookups recordin
 On SQLite each transaction of the batch session takes the database's write lock when it begins
 (``BEGIN IMMEDIATE``) and other writers (formgrader, another nbgrader command) wait for it, and it for
 them, up to :data:`LOCK_WAIT` seconds: two writers never hold read locks they both need to upgrade
-(SQLite would refuse one of them at once rather than let them wait for each other).
+(SQLite would refuse one of them at once rather than let them wait for each other).  On PostgreSQL
+(``db_url = "postgresql+psycopg://..."``) nothing is needed: a writer waits only for the rows the batch wrote
+and has not committed yet, at most about :data:`COMMIT_AFTER`.
 
 Each student is a savepoint (:meth:`BatchGradebook.student`; its ``undo`` drops what a refused student's
 conversion had written); :meth:`BatchGradebook.commit` commits for real, about once a second. nbgrader's code
