@@ -51,7 +51,8 @@ if "checks" in site:
         "name": "checks", "url": f"http://127.0.0.1:{checks['port']}", "cwd": checks["course"],
         "command": [str(env / "bin" / "python"), checks["program"]], "oauth_no_confirm": True, "display": True,
         "environment": {"READING_MATHS_COURSE": checks["course"], "PATH": f"{env / 'bin'}:/usr/bin:/bin",
-                        "READING_MATHS_CHECKS_INSTRUCTORS": checks["instructor"], "LANG": "C.UTF-8"},
+                        "READING_MATHS_CHECKS_INSTRUCTORS": checks["instructor"], "LANG": "C.UTF-8"}
+                       | ({"READING_MATHS_CHECKS_DB": checks["store"]} if checks.get("store") else {}),
     } | ({"user": checks["account"]} if checks["account"] else {}))
     reachable.append("checks")
     c.Spawner.environment |= {"READING_MATHS_CHECKS_URL": f"http://127.0.0.1:{checks['port']}/services/checks/",

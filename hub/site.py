@@ -99,10 +99,11 @@ class Site:
         return json.loads((self.root / "site.json").read_text())
 
 
-def lay_out_checks(root: Path, instructor: str, course: Path, account: str | None) -> dict:
+def lay_out_checks(root: Path, instructor: str, course: Path, account: str | None, store: str | None = None) -> dict:
     """The checks service's files in the site, readable by everyone, and its settings in site.json: it runs as
     the Unix ``account`` (None: as the hub), who alone reads the hidden graders in ``course``; the hub user
-    ``instructor`` sees every check. The Check button's lab extension is copied when it is built."""
+    ``instructor`` sees every check; its store is ``store`` (a SQLAlchemy URL; None: ``checks.sqlite`` in the
+    course). The Check button's lab extension is copied when it is built."""
     parts = [(HERE / "checks_pages", root / "checks" / "checks_pages")]
     if CHECKS_LAB.is_dir():
         parts.append((CHECKS_LAB, root / "share" / "jupyter" / "labextensions" / "reading-maths-checks"))
@@ -118,7 +119,8 @@ def lay_out_checks(root: Path, instructor: str, course: Path, account: str | Non
                  enable.parent, enable]:
         os.chmod(path, 0o755 if path.is_dir() else 0o644)
     return {"port": free_port(), "account": account, "instructor": instructor, "course": str(course),
-            "program": str(root / "checks" / "checks.py"), "jupyter_path": str(root / "share" / "jupyter")}
+            "program": str(root / "checks" / "checks.py"), "jupyter_path": str(root / "share" / "jupyter"),
+            "store": store}
 
 
 def lay_out_exchange_service(root: Path, instructor: str, courses: list[Path], store: str | None) -> dict:
@@ -136,7 +138,8 @@ def lay_out_exchange_service(root: Path, instructor: str, courses: list[Path], s
 
 def make_site(root: Path, env: Path, people: list[str], instructor: str | None = None, port: int | None = None,
               checks: tuple[str, Path, str | None] | None = None, course: Path | None = None,
-              other_courses: tuple[Path, ...] = (), exchange_store: str | None = None) -> Site:
+              other_courses: tuple[Path, ...] = (), exchange_store: str | None = None,
+              checks_store: str | None = None) -> Site:
     """Lay out (or refresh) a site for ``people`` whose servers run ``env``; ports are chosen free.
 
     The exchange is what ``course`` (the instructor's course folder; None: the folder exchange) says in its
@@ -144,7 +147,8 @@ def make_site(root: Path, env: Path, people: list[str], instructor: str | None =
     (:data:`reading_maths.nbgrader.exchange.LAYOUT`; None: by this process's user), or, for
     ``c.CourseExchange.kind = "service"``, no folder but the exchange service, run as ``instructor`` for ``course``
     and ``other_courses``, its store at ``exchange_store`` (:func:`lay_out_exchange_service`). With
-    ``checks = (instructor, course, account)``, the hub also runs the checks service (:func:`lay_out_checks`)."""
+    ``checks = (instructor, course, account)``, the hub also runs the checks service (:func:`lay_out_checks`), its
+    store at ``checks_store``."""
     site = Site(root)
     for folder, mode in ((root, 0o755), (site.jupyter_config, 0o755), (site.state, 0o700)):
         folder.mkdir(parents=True, exist_ok=True)
@@ -166,7 +170,7 @@ def make_site(root: Path, env: Path, people: list[str], instructor: str | None =
             SITE_NBGRADER_CONFIG.format(course=COURSE_ID, exchange=str(site.exchange)))
         settings["exchange"] = str(site.exchange)
     if checks:
-        settings["checks"] = lay_out_checks(root, *checks)
+        settings["checks"] = lay_out_checks(root, *checks, store=checks_store)
     (root / "site.json").write_text(json.dumps(settings, indent=2))
     return site
 

@@ -59,12 +59,14 @@ def set_up_course(course: Path, exchange: str, settings: dict[str, str]) -> None
 
 @contextmanager
 def class_on_hub(people: dict, checks: bool = False, before=None, exchange: str = "folder",
-                 course_settings: dict[str, str] | None = None, other_courses: tuple[str, ...] = ()):
+                 course_settings: dict[str, str] | None = None, other_courses: tuple[str, ...] = (),
+                 checks_store: str | None = None, exchange_store: str | None = None):
     """The running hub for ``people`` (name -> :class:`hub.accounts.Person`; the instructor enrols the others);
     with ``checks``, the checks service runs as the instructor on their course. The instructor's course uses
     the ``exchange`` ("folder" or "service", docs/exchange.md) and ``course_settings`` (:func:`set_up_course`).
     ``before(people)`` runs once the accounts exist, before the site is made; the exchange service serves the
-    instructor's ``other_courses`` too (folders in their home that ``before`` makes)."""
+    instructor's ``other_courses`` too (folders in their home that ``before`` makes). ``checks_store`` and
+    ``exchange_store``: where those services keep their rows (SQLAlchemy URLs; None: SQLite in the course)."""
     skip_unless_possible()
     from hub import accounts
     from hub.env import ensure_env
@@ -81,7 +83,8 @@ def class_on_hub(people: dict, checks: bool = False, before=None, exchange: str 
             before(people)
         site = make_site(root, env, [p.name for p in people.values()], teacher.name,
                          checks=(teacher.name, teacher.course, teacher.name) if checks else None,
-                         course=teacher.course, other_courses=tuple(teacher.home / c for c in other_courses))
+                         course=teacher.course, other_courses=tuple(teacher.home / c for c in other_courses),
+                         checks_store=checks_store, exchange_store=exchange_store)
         shared = site.settings()["exchange"]
         accounts.enrol(teacher, [p for p in people.values() if not p.instructor], env, shared and Path(shared))
         with running(site) as hub:

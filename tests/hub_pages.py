@@ -9,6 +9,7 @@ from pathlib import Path
 
 from playwright.sync_api import Page, expect
 
+CHECK_BUTTON = "Check with the hidden tests"
 SLOW = 240_000  # ms: a server start, an autograde or a validation on a busy two-core machine
 
 
@@ -25,6 +26,16 @@ def log_in(browser, url: str, name: str, password: str, **options) -> Page:
     page.wait_for_url(re.compile(rf"/user/{re.escape(name)}/lab"), timeout=SLOW)
     expect(page.get_by_role("menuitem", name="Nbgrader")).to_be_visible(timeout=SLOW)
     return page
+
+
+def check(page: Page) -> str:
+    """Press the Check button of the open notebook and return what the answer panel says once it is graded."""
+    toolbar = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-NotebookPanel-toolbar")
+    toolbar.get_by_text(CHECK_BUTTON, exact=True).click()
+    box = page.locator("#reading-maths-check")
+    expect(box).to_be_visible()
+    expect(box).not_to_have_attribute("data-state", "running", timeout=SLOW)
+    return box.inner_text()
 
 
 def nbgrader_menu(page: Page) -> list[str]:

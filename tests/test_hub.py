@@ -3,8 +3,12 @@
 JupyterHub (as root, local process spawner, PAM logins, configurable-http-proxy from npm) serves
 real Unix accounts made for this test: an instructor with a copy of the course, and two students.
 Their JupyterLab servers run as themselves from the hub's shared Python (hub/env.py); nbgrader's
-exchange is the site's shared folder or, in the cluster-shaped variant (``[service]``), the hub's exchange
-service, with no exchange folder anywhere (docs/exchange.md). Through the hub's pages:
+exchange is the site's shared folder. The cluster-shaped variant (``[service]``) has no exchange folder anywhere:
+everyone reaches the others only through the hub's exchange service (docs/exchange.md); the gradebook, the checks
+service's store and the exchange's store are on a real PostgreSQL server; each student also presses Check (the
+checks service on the hub) before submitting; the instructor grades the class through a real Dask Gateway from
+their terminal instead of formgrader's buttons; and Bob calls the exchange service's API directly, refused. Through
+the hub's pages:
 
 1. the instructor generates and releases ``code`` and ``proofs`` from formgrader;
 2. each student logs in, sees no formgrader, fetches both from the assignment list, answers ``code``
@@ -28,13 +32,17 @@ import os
 import re
 import shutil
 import subprocess
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import a11y
 import browser as b
 import nbformat
 import pytest
-from hub_class import class_on_hub, new_people
+from gateway_server import CLIENT_ENV
+from hub_class import as_person, class_on_hub, new_people
 
 from reading_maths.notebook import SOLUTION_MARKERS, grade_id, is_test_cell
 
@@ -48,22 +56,49 @@ MARKS = {"ada": (2, "Complete: the telescoping sum and why E[g] leaves the sum. 
          "bob": (1, "Bob: say why the geometric sum telescopes to 1 - b^t, not only that it does.")}
 
 
-def cluster_settings() -> dict[str, str]:
-    """The cluster-shaped variant's course settings beyond the exchange service: the gradebook on a database
-    server, ``$READING_MATHS_TEST_GRADEBOOK_URL`` (a SQLAlchemy URL), when it is set."""
-    url = os.environ.get("READING_MATHS_TEST_GRADEBOOK_URL")
-    return {"CourseDirectory.db_url": url} if url else {}
+@dataclass
+class Cluster:
+    """What the cluster-shaped variant runs beside the hub: one PostgreSQL server holding the gradebook, the checks
+    store and the exchange service's store, and a Dask Gateway that grades."""
+
+    gradebook: str
+    checks: str
+    exchange: str
+    gateway: str
+
+
+@contextmanager
+def cluster_services(folder: Path) -> Iterator[Cluster]:
+    """A real PostgreSQL server (tests/postgres.py) with three databases, and a real Dask Gateway
+    (tests/gateway_server.py), both on 127.0.0.1 and stopped afterwards."""
+    import postgres
+    from gateway_server import start_gateway
+
+    with postgres.running() as server:
+        address, stop_gateway = start_gateway(folder)
+        try:
+            yield Cluster(server.database(), server.database(), server.database(), address)
+        finally:
+            stop_gateway()
 
 
 @pytest.fixture(scope="module", params=["folder", "service"])
-def hub_class(request):
-    """The running hub with its accounts: ``(hub, people)``; everything is removed afterwards. ``folder``: one
-    machine, nbgrader's exchange folder; ``service``: the cluster-shaped variant, no exchange folder at all,
-    everyone reaching the others only through the exchange service (docs/exchange.md)."""
+def hub_class(request, tmp_path_factory):
+    """The running hub with its accounts: ``(hub, people, cluster)``; everything is removed afterwards. ``folder``:
+    one machine (nbgrader's exchange folder, SQLite, grading on this machine; cluster is None); ``service``: the
+    cluster-shaped variant, no exchange folder at all, everyone reaching the others only through the exchange
+    service (docs/exchange.md), the gradebook, the checks store and the exchange's store on PostgreSQL, the checks
+    service on the hub, grading through a Dask Gateway."""
     people = new_people("ada", "bob")
-    options = {"exchange": "service", "course_settings": cluster_settings()} if request.param == "service" else {}
-    with class_on_hub(people, **options) as hub:
-        yield hub, people
+    if request.param == "folder":
+        with class_on_hub(people) as hub:
+            yield hub, people, None
+        return
+    with cluster_services(tmp_path_factory.mktemp("cluster")) as cluster, \
+            class_on_hub(people, checks=True, exchange="service",
+                         course_settings={"CourseDirectory.db_url": cluster.gradebook},
+                         checks_store=cluster.checks, exchange_store=cluster.exchange) as hub:
+        yield hub, people, cluster
 
 
 @pytest.fixture(scope="module")
@@ -74,7 +109,7 @@ def browser(hub_class):
 
 @pytest.fixture(scope="module")
 def shots(hub_class):
-    hub, _ = hub_class
+    hub, _, _ = hub_class
     folder = SHOTS if hub.site.settings()["exchange"] else SHOTS.with_name("hub-service")
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
@@ -119,10 +154,11 @@ def test_class_on_the_hub(hub_class, browser, shots):
     a11y.require_axe()
     blocking = {}
 
-    hub, people = hub_class
+    hub, people, cluster = hub_class
     teacher = people["teacher"]
     course = teacher.course
     served = hub.site.settings()["exchange"] is None
+    checked = {}
 
     # 1. The instructor releases code and proofs from formgrader.
     t = hp.log_in(browser, hub.url, teacher.name, teacher.password)
@@ -165,6 +201,10 @@ def test_class_on_the_hub(hub_class, browser, shots):
                 else:
                     assert "Success! Your notebook passes all the tests." in report, report
                 hp.close_dialog(s)
+                if cluster:  # the hidden tests' verdict from the checks service, its store on PostgreSQL
+                    checked[student] = hp.check(s)
+                    hp.shot(s, shots, f"03b-{student}-checked-code")
+                    s.keyboard.press("Escape")
 
         panel = hp.assignment_list(s)
         for assignment in ("code", "proofs"):
@@ -178,11 +218,16 @@ def test_class_on_the_hub(hub_class, browser, shots):
         hp.press(t, hp.assignment_row(t, assignment), "cloud-download", f"collected submissions of '{assignment}'")
     expected = {}
     for assignment in ("code", "proofs"):
+        if cluster:  # the whole class through the Dask Gateway, from the instructor's terminal
+            as_person(hub, teacher, "reading-maths", "autograde", assignment, "--scheduler",
+                      f"{cluster.gateway}?workers=2", cwd=course, timeout=900,
+                      extra_env={**CLIENT_ENV, "READING_MATHS_COURSE": str(course)})
         hp.formgrader(t, teacher.name, f"manage_submissions/{assignment}")
         for student in ("ada", "bob"):
             name = people[student].name
             row = t.locator("tr", has=t.get_by_text(name, exact=True))
-            hp.press(t, row, "flash", f"autograded '{assignment}' for student '{name}'")
+            if not cluster:  # formgrader's button, through the sandbox on this machine
+                hp.press(t, row, "flash", f"autograded '{assignment}' for student '{name}'")
             if assignment == "code":
                 expected[student] = grade_json(course, course / "submitted" / name / "code" / "code.ipynb")
                 result = expected[student]
@@ -194,6 +239,8 @@ def test_class_on_the_hub(hub_class, browser, shots):
                     f"{in_formgrader(result['score'])} / {in_formgrader(result['max_score'])}", timeout=60_000)
         hp.shot(t, shots, f"05-instructor-autograded-{assignment}")
     ada, bob = expected["ada"], expected["bob"]
+    for student, said in checked.items():  # the check's verdict was the grade's
+        assert f"{expected[student]['score']:g} / {expected[student]['max_score']:g} points" in said, said
     assert ada["score"] == ada["max_score"] > bob["score"] > 0, (ada["score"], bob["score"])
     bob_softmax = next(q for q in bob["questions"] if q["id"] == "softmax")
     line = next(line for line in bob_softmax["feedback"] if "multiply the logits by the temperature" in line)
@@ -255,6 +302,27 @@ def test_class_on_the_hub(hub_class, browser, shots):
         roots = [hub.site.root, *(person.home for person in people.values())]
         assert [found for root in roots for found in root.rglob("exchange") if found.is_dir()] == []
         bob_calls_the_service(hub, people)
+    if cluster:
+        kept_on_postgresql(cluster, people, expected)
+
+
+def kept_on_postgresql(cluster: Cluster, people, expected: dict) -> None:
+    """The gradebook on the PostgreSQL server holds each student's ``code`` score as graded through the gateway, and
+    the checks store there holds each student's one graded check."""
+    from nbgrader.api import Gradebook
+    from sqlalchemy import create_engine, text
+
+    with Gradebook(cluster.gradebook) as gb:
+        for student in ("ada", "bob"):
+            submission = gb.find_submission_notebook("code", "code", people[student].name)
+            assert submission.score == pytest.approx(expected[student]["score"]), student
+    engine = create_engine(cluster.checks)
+    try:
+        with engine.connect() as db:
+            found = db.execute(text('SELECT "user", outcome FROM checks')).all()
+    finally:
+        engine.dispose()
+    assert sorted(found) == sorted((people[s].name, "graded") for s in ("ada", "bob")), found
 
 
 def bob_calls_the_service(hub, people) -> None:
