@@ -84,6 +84,10 @@ def path_problem(path: object) -> str | None:
     too long), or None."""
     if not isinstance(path, str) or not path:
         return "a file has no name"
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate (JSON's escape for U+D800 carries one): no file can be named so
+        return f"{shown(path)!r} is not a name in UTF-8"
     if len(path) > MAX_PATH or any(len(part.encode()) > 255 for part in path.split("/")):
         return f"{shown(path)} is too long a name"
     if any(ch < " " or ch in "\x7f\\" for ch in path):
@@ -169,6 +173,12 @@ class Store:
                                .order_by(release_files.c.path)).all()
         return [{"assignment": a, "released_at": stamp(when), "files": [p for b, p in names if b == a]}
                 for a, when in rows]
+
+    def is_released(self, course: str, assignment: str) -> bool:
+        """Whether ``assignment`` is released in ``course`` (no file read: a submission asks this each time)."""
+        with self.engine.connect() as db:
+            return db.execute(select(releases.c.assignment).filter_by(course=course, assignment=assignment)
+                              ).first() is not None
 
     def release_files(self, course: str, assignment: str) -> list[dict] | None:
         """The files of a release, or None when ``assignment`` is not released."""
