@@ -3,7 +3,9 @@ tests/test_hub_exchange.py: one hub for the module, eve (on the class list) with
 
 Found and fixed: the service read a whole request body (up to ~68 MB) before it asked the hub who sent it, so
 anyone who could reach its port, with no token at all, could make it hold that much per connection; a file name
-with a lone surrogate (JSON's escape for U+D800) or a deeply nested body failed with 500 instead of a refusal.
+with a lone surrogate (JSON's escape for U+D800) or a deeply nested body failed with 500 instead of a refusal;
+a submission holding ``timestamp.txt/x`` (a folder where collect writes the trusted time) made the instructor's
+``nbgrader collect`` crash for the whole class (IsADirectoryError), now that submission alone is refused.
 The rest are refused as they should be and pinned here: bodies where none belongs, odd methods, names that
 leave the folder in every spelling, bodies that name an owner, percent-encoded and case-folded ids, too many
 files, too many submissions.
@@ -17,7 +19,7 @@ import urllib.error
 import urllib.request
 
 import pytest
-from hub_class import class_on_hub, new_people
+from hub_class import as_person, class_on_hub, new_people
 from test_hub_exchange import files, hub_token, service
 
 from reading_maths.nbgrader.exchange_store import MAX_FILES, MAX_SUBMISSIONS
@@ -26,6 +28,7 @@ pytestmark = [pytest.mark.hub]
 
 COURSE = "reading-maths"
 A = "attacked"
+B = "collected"
 
 
 @pytest.fixture(scope="module")
@@ -170,3 +173,29 @@ def test_the_answer_to_a_submission_names_the_hub_user_and_a_service_time(hub_cl
                           {"files": files(**{"timestamp.txt": b"2000-01-01 00:00:00.000000 UTC"})})
     assert status == 200 and answer["student"] == people["ada"].name
     assert not answer["timestamp"].startswith("2000"), answer
+
+
+@pytest.fixture(scope="module")
+def collected(hub_class):
+    """A second assignment: eve submits one whose ``timestamp.txt`` is a folder, ada an honest one; the
+    instructor collects the class."""
+    hub, people, tokens = hub_class
+    released = {"files": files(**{f"{B}.ipynb": b"{}"})}
+    assert service(hub, tokens["teacher"], "PUT", f"{COURSE}/releases/{B}", released)[0] == 200
+    assert call(hub_class, "eve", "POST", f"{COURSE}/submissions/{B}",
+                {"files": files(**{f"{B}.ipynb": b"{}", "timestamp.txt/x": b"2000-01-01 00:00:00 UTC"})})[0] == 200
+    assert call(hub_class, "ada", "POST", f"{COURSE}/submissions/{B}", released)[0] == 200
+    teacher = people["teacher"]
+    done = as_person(hub, teacher, "nbgrader", "collect", B, cwd=teacher.course, check=False,
+                     extra_env={"JUPYTERHUB_API_TOKEN": tokens["teacher"]})
+    return done, teacher.course / "submitted"
+
+
+def test_a_timestamp_folder_does_not_stop_collect_for_the_class(hub_class, collected):
+    """Eve's ``timestamp.txt`` is a folder: her submission is refused with the reason, ada's is collected."""
+    done, submitted = collected
+    _, people, _ = hub_class
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert (submitted / people["ada"].name / B / "timestamp.txt").is_file()
+    assert not (submitted / people["eve"].name / B).exists()
+    assert "its timestamp.txt is not a file" in done.stdout + done.stderr
