@@ -5,7 +5,10 @@ Found and fixed: the service read a whole request body (up to ~68 MB) before it 
 anyone who could reach its port, with no token at all, could make it hold that much per connection; a file name
 with a lone surrogate (JSON's escape for U+D800) or a deeply nested body failed with 500 instead of a refusal;
 a submission holding ``timestamp.txt/x`` (a folder where collect writes the trusted time) made the instructor's
-``nbgrader collect`` crash for the whole class (IsADirectoryError), now that submission alone is refused.
+``nbgrader collect`` crash for the whole class (IsADirectoryError), now that submission alone is refused; a
+file 500 folders deep (``a/a/.../x``, 999 characters, within the name rules) made collect's ``shutil.copytree``
+raise RecursionError, crashing it for every student after the attacker: names are now at most 16 folders deep,
+and collect refuses an entry it cannot copy for any such reason.
 The rest are refused as they should be and pinned here: bodies where none belongs, odd methods, names that
 leave the folder in every spelling, bodies that name an owner, percent-encoded and case-folded ids, too many
 files, too many submissions.
@@ -100,7 +103,7 @@ def test_a_deeply_nested_body_is_refused_not_an_error(hub_class):
 
 @pytest.mark.parametrize("name", ["../x.ipynb", "a/../../x.ipynb", "/etc/x.ipynb", "a//x.ipynb", "./x.ipynb",
                                   "x\x00.ipynb", "..\\x.ipynb", "x\n.ipynb", "a/" + "b" * 256, "x" * 1001,
-                                  "a/.", "a/"])
+                                  "a/.", "a/", "a/" * 16 + "x", "a/" * 499 + "x"])
 def test_names_leaving_the_folder_are_refused(hub_class, name):
     status, answer = call(hub_class, "eve", "POST", f"{COURSE}/submissions/{A}", {"files": files(**{name: b"x"})})
     assert status == 400, answer

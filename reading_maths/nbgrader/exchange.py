@@ -182,10 +182,10 @@ class SafeCollect(ExchangeCollect):
                             ignore=ignore_patterns(exclude=self.coursedir.ignore, include=self.coursedir.include,
                                                    max_file_size=self.coursedir.max_file_size, log=self.log))
             keep_times(self.coursedir.root, times, Path(dest))
-        except (OSError, shutil.Error) as exc:
+        except (OSError, shutil.Error, RecursionError) as exc:  # RecursionError: folders nested past the stack
             shutil.rmtree(dest, ignore_errors=True)
             shown = os.path.basename(src).encode("unicode_escape").decode("ascii")
-            self.log.error("Refused %s while copying it: %s", shown, str(exc).splitlines()[0][:300])
+            self.log.error("Refused %s while copying it: %s", shown, (str(exc).splitlines() or [repr(exc)])[0][:300])
             return
         if (warning := times.warning()) is not None:
             self.log.warning("%s", warning)

@@ -41,6 +41,9 @@ MAX_TOTAL = 50 << 20
 MAX_SUBMISSIONS = 100
 """The most submissions a student keeps of one assignment (each stays until the course is over)."""
 MAX_PATH = 1000
+MAX_DEPTH = 16
+"""The most parts a file's name may have: a folder nested deeper is no assignment's, and copying one (collect's
+``shutil.copytree`` recurses per level) would exhaust Python's stack."""
 
 metadata = MetaData()
 _id = String(64)
@@ -81,7 +84,7 @@ def shown(text: str, limit: int = 120) -> str:
 
 def path_problem(path: object) -> str | None:
     """Why ``path`` cannot name a file inside a folder (absolute, ``..``, ``.``, empty parts, control characters,
-    too long), or None."""
+    too long or too deep, not UTF-8), or None."""
     if not isinstance(path, str) or not path:
         return "a file has no name"
     try:
@@ -90,6 +93,8 @@ def path_problem(path: object) -> str | None:
         return f"{shown(path)!r} is not a name in UTF-8"
     if len(path) > MAX_PATH or any(len(part.encode()) > 255 for part in path.split("/")):
         return f"{shown(path)} is too long a name"
+    if path.count("/") >= MAX_DEPTH:
+        return f"{shown(path)} is nested more than {MAX_DEPTH} deep"
     if any(ch < " " or ch in "\x7f\\" for ch in path):
         return f"{shown(path)!r} holds a control character or a backslash"
     if path.startswith("/"):
