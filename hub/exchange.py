@@ -42,6 +42,9 @@ from reading_maths.nbgrader.exchange_store import MAX_TOTAL, Refused, Store, che
 
 MAX_BODY = MAX_TOTAL * 4 // 3 + (1 << 20)
 """The largest request read: the largest set of files, base64-encoded, and room for the JSON around it."""
+BODY_TIMEOUT = 300
+"""Seconds a request's body may take to arrive, and a connection may stay idle (a slow sender holds no socket
+for longer)."""
 
 
 @dataclass
@@ -73,10 +76,15 @@ def now() -> datetime:
     return datetime.now(UTC).replace(tzinfo=None)
 
 
+@web.stream_request_body
 class Api(HubAuthenticated, web.RequestHandler):
-    """Every route: the caller identified by the hub (asynchronously), every refusal as JSON."""
+    """Every route: the caller identified by the hub (asynchronously) from the request's headers, before any of
+    its body is read (a body is streamed in only for a caller the hub knows, and only for PUT and POST); every
+    refusal as JSON."""
 
     async def prepare(self):
+        self.chunks: list[bytes] = []
+        self.received = 0
         model = await self.hub_auth.get_user(self, sync=False)
         try:
             self.caller = self.check_hub_user(model) if model and model.get("kind") == "user" else None
@@ -85,6 +93,16 @@ class Api(HubAuthenticated, web.RequestHandler):
         if self.caller is None:
             raise web.HTTPError(403)
         self.name = self.caller["name"]
+        headers = self.request.headers
+        announced = headers.get("Content-Length", "0") != "0" or "Transfer-Encoding" in headers
+        if self.request.method not in ("PUT", "POST") and announced:
+            raise web.HTTPError(400, reason="only PUT and POST send a body")
+
+    def data_received(self, chunk: bytes) -> None:
+        self.received += len(chunk)
+        if self.received > MAX_BODY:
+            raise web.HTTPError(413)
+        self.chunks.append(chunk)
 
     def write_error(self, status_code: int, **kwargs) -> None:
         self.finish({"refused": self._reason})
@@ -130,9 +148,9 @@ class Api(HubAuthenticated, web.RequestHandler):
         """The files sent, checked (exchange_store.check_files). A request sends files and nothing else: one that
         names an owner, a time or anything more is refused, not trimmed."""
         try:
-            body = json.loads(self.request.body or b"{}")
-        except ValueError:
-            raise Refused(400, "the body is not JSON") from None
+            body = json.loads(b"".join(self.chunks) or b"{}")
+        except (ValueError, RecursionError):  # RecursionError: arrays nested deeper than Python's stack
+            raise Refused(400, "the body is not JSON (or nested too deep)") from None
         if not isinstance(body, dict) or set(body) != {"files"} or self.request.query:
             raise Refused(400, "a request sends its files and nothing else: the owner and the time are the service's")
         return check_files(body["files"])
@@ -198,7 +216,7 @@ class Submissions(Api):
     async def post(self, course_id: str, assignment: str):
         def submit():
             self.role(course_id)
-            if self.store.release_files(course_id, assignment) is None:
+            if not self.store.is_released(course_id, assignment):
                 raise Refused(404, f"{assignment!r} is not released in {course_id}")
             return self.store.submit(course_id, assignment, check_id(self.name, "a student id"), self.body_files(),
                                      now())
@@ -269,7 +287,8 @@ async def serve() -> None:
     store = Store(os.environ.get("READING_MATHS_EXCHANGE_DB") or f"sqlite:///{first / 'exchange-service.sqlite'}")
     prefix = os.environ["JUPYTERHUB_SERVICE_PREFIX"]
     url = urlparse(os.environ["JUPYTERHUB_SERVICE_URL"])
-    make_app(store, courses, prefix).listen(url.port, url.hostname, max_body_size=MAX_BODY)
+    make_app(store, courses, prefix).listen(url.port, url.hostname, max_body_size=MAX_BODY, body_timeout=BODY_TIMEOUT,
+                                            idle_connection_timeout=BODY_TIMEOUT)
     print(json.dumps({"serving": prefix, "courses": sorted(courses)}), flush=True)
     await asyncio.Event().wait()
 

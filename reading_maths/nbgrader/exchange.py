@@ -165,23 +165,28 @@ class SafeCollect(ExchangeCollect):
     def do_copy(self, src, dest, log=None):
         """Copy an entry to ``submitted/`` with nbgrader's limits, links copied as links (never followed) and
         every file opened with ``O_NOFOLLOW``; on any failure nothing is left at ``dest``. Its
-        ``timestamp.txt`` is then the trusted time (:meth:`_trusted_time`), never the student's."""
+        ``timestamp.txt`` is then the trusted time (:meth:`_trusted_time`), never the student's; a
+        ``timestamp.txt`` that is not a file (a folder of that name) refuses the submission, and so does any
+        failure to write the trusted time: one student's entry never stops the class's collect."""
         times = next((r["times"] for r in self.src_records if r["filename"] == os.path.basename(src)), None)
         try:
             if times is None:
                 raise UnsafeInput(0, "its time was not established")
+            stamp = os.path.join(src, "timestamp.txt")
+            if os.path.lexists(stamp) and not stat.S_ISREG(os.lstat(stamp).st_mode):
+                raise UnsafeInput(0, "its timestamp.txt is not a file")
             size = self.get_size(src)
             if size > 1000 * self.coursedir.max_dir_size:
                 raise UnsafeInput(0, f"it holds {size} bytes, more than the course allows")
             shutil.copytree(src, dest, symlinks=True, copy_function=_copy_regular,
                             ignore=ignore_patterns(exclude=self.coursedir.ignore, include=self.coursedir.include,
                                                    max_file_size=self.coursedir.max_file_size, log=self.log))
-        except (OSError, shutil.Error) as exc:
+            keep_times(self.coursedir.root, times, Path(dest))
+        except (OSError, shutil.Error, RecursionError) as exc:  # RecursionError: folders nested past the stack
             shutil.rmtree(dest, ignore_errors=True)
             shown = os.path.basename(src).encode("unicode_escape").decode("ascii")
-            self.log.error("Refused %s while copying it: %s", shown, str(exc).splitlines()[0][:300])
+            self.log.error("Refused %s while copying it: %s", shown, (str(exc).splitlines() or [repr(exc)])[0][:300])
             return
-        keep_times(self.coursedir.root, times, Path(dest))
         if (warning := times.warning()) is not None:
             self.log.warning("%s", warning)
 

@@ -41,6 +41,9 @@ MAX_TOTAL = 50 << 20
 MAX_SUBMISSIONS = 100
 """The most submissions a student keeps of one assignment (each stays until the course is over)."""
 MAX_PATH = 1000
+MAX_DEPTH = 16
+"""The most parts a file's name may have: a folder nested deeper is no assignment's, and copying one (collect's
+``shutil.copytree`` recurses per level) would exhaust Python's stack."""
 
 metadata = MetaData()
 _id = String(64)
@@ -81,11 +84,17 @@ def shown(text: str, limit: int = 120) -> str:
 
 def path_problem(path: object) -> str | None:
     """Why ``path`` cannot name a file inside a folder (absolute, ``..``, ``.``, empty parts, control characters,
-    too long), or None."""
+    too long or too deep, not UTF-8), or None."""
     if not isinstance(path, str) or not path:
         return "a file has no name"
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate (JSON's escape for U+D800 carries one): no file can be named so
+        return f"{shown(path)!r} is not a name in UTF-8"
     if len(path) > MAX_PATH or any(len(part.encode()) > 255 for part in path.split("/")):
         return f"{shown(path)} is too long a name"
+    if path.count("/") >= MAX_DEPTH:
+        return f"{shown(path)} is nested more than {MAX_DEPTH} deep"
     if any(ch < " " or ch in "\x7f\\" for ch in path):
         return f"{shown(path)!r} holds a control character or a backslash"
     if path.startswith("/"):
@@ -169,6 +178,12 @@ class Store:
                                .order_by(release_files.c.path)).all()
         return [{"assignment": a, "released_at": stamp(when), "files": [p for b, p in names if b == a]}
                 for a, when in rows]
+
+    def is_released(self, course: str, assignment: str) -> bool:
+        """Whether ``assignment`` is released in ``course`` (no file read: a submission asks this each time)."""
+        with self.engine.connect() as db:
+            return db.execute(select(releases.c.assignment).filter_by(course=course, assignment=assignment)
+                              ).first() is not None
 
     def release_files(self, course: str, assignment: str) -> list[dict] | None:
         """The files of a release, or None when ``assignment`` is not released."""
