@@ -5,6 +5,7 @@ in-process on SQLite. tests/test_hub_exchange.py runs the service itself on the 
 from __future__ import annotations
 
 import base64
+import multiprocessing
 import os
 from datetime import datetime
 
@@ -12,9 +13,18 @@ import pytest
 from traitlets import TraitError
 from traitlets.config import Config
 
+from conftest import BACKENDS, database_url
 from reading_maths.inputs import MAX_BYTES, UnsafeInput
 from reading_maths.nbgrader.exchange import SERVED, configure, configured_kind
-from reading_maths.nbgrader.exchange_store import MAX_FILES, MAX_SUBMISSIONS, Refused, Store, check_files
+from reading_maths.nbgrader.exchange_store import (
+    MAX_FILES,
+    MAX_KEPT,
+    MAX_SUBMISSIONS,
+    MAX_TOTAL,
+    Refused,
+    Store,
+    check_files,
+)
 from reading_maths.nbgrader.served import packed, unpacked
 
 
@@ -81,6 +91,49 @@ def test_a_student_keeps_a_bounded_number_of_submissions(tmp_path):
     with pytest.raises(Refused) as refused:
         store.submit("c", "a", "eve", {"a.ipynb": b""}, datetime(2027, 1, 1))
     assert refused.value.status == 429 and len(store.submissions("c", "a", "eve")) == MAX_SUBMISSIONS
+
+
+def test_a_student_keeps_a_bounded_number_of_bytes(tmp_path):
+    """Each submission within the size of one, but together more than a student may keep of an assignment: the one
+    past it is refused, and another student's is kept."""
+    store = Store(f"sqlite:///{tmp_path / 'exchange.sqlite'}")
+    big = {"a.ipynb": b"x" * MAX_TOTAL}
+    for _ in range(MAX_KEPT // MAX_TOTAL):
+        store.submit("c", "a", "eve", big, datetime(2027, 1, 1))
+    with pytest.raises(Refused) as refused:
+        store.submit("c", "a", "eve", {"a.ipynb": b"x"}, datetime(2027, 1, 1))
+    assert refused.value.status == 413 and len(store.submissions("c", "a", "eve")) == MAX_KEPT // MAX_TOTAL
+    store.submit("c", "a", "ada", {"a.ipynb": b"{}"}, datetime(2027, 1, 1))
+    store.submit("c", "b", "eve", {"b.ipynb": b"{}"}, datetime(2027, 1, 1))
+
+
+def _submit_until_refused(url: str, start) -> None:
+    """In a process of its own: eve submits until the store refuses her, once ``start`` is passed."""
+    store = Store(url)
+    start.wait(120)
+    for _ in range(MAX_SUBMISSIONS):
+        try:
+            store.submit("c", "a", "eve", {"a.ipynb": b"{}"}, datetime(2027, 1, 1))
+        except Refused:
+            return
+
+
+@pytest.mark.slow  # two processes
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_two_services_sharing_a_store_keep_no_more_than_the_most_submissions(request, backend, tmp_path):
+    """Two exchange services on one database (a cluster's replicas), one student submitting to both at once: the
+    count and the new row are one step under the student's lock, so the store never holds more than the most."""
+    url = database_url(request, backend, tmp_path / "exchange.sqlite")
+    Store(url)  # the tables, made once before the race
+    context = multiprocessing.get_context("fork")
+    start = context.Barrier(2)
+    racers = [context.Process(target=_submit_until_refused, args=(url, start), daemon=True) for _ in range(2)]
+    for racer in racers:
+        racer.start()
+    for racer in racers:
+        racer.join(300)
+    assert [racer.exitcode for racer in racers] == [0, 0]
+    assert len(Store(url).submissions("c", "a", "eve")) == MAX_SUBMISSIONS
 
 
 def test_one_setting_chooses_the_folder_or_the_service(tmp_path):

@@ -13,14 +13,12 @@ cells, or a refused 1 GB upload, is a row of a few kilobytes.
 
 from __future__ import annotations
 
-import contextlib
 import csv
-import hashlib
 import io
 import json
 import os
 import socket
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -35,8 +33,6 @@ from sqlalchemy import (
     Table,
     Text,
     bindparam,
-    create_engine,
-    event,
     insert,
     inspect,
     select,
@@ -44,6 +40,8 @@ from sqlalchemy import (
     update,
 )
 from sqlalchemy.engine import URL, Connection, make_url
+
+from reading_maths.databases import engine_for, locked
 
 LOCATION = "READING_MATHS_CHECKS_DB"
 """The environment variable naming the course's store: a file, or a database URL (``postgresql+psycopg://...``)."""
@@ -146,11 +144,6 @@ def missing(where: str | Path) -> bool:
     return url.get_backend_name() == "sqlite" and not Path(url.database or "").is_file()
 
 
-def lock_key(what: str) -> int:
-    """The key of ``what``'s PostgreSQL advisory lock (one 64-bit number): a hash of the store's name and ``what``."""
-    return int.from_bytes(hashlib.sha256(f"reading-maths checks: {what}".encode()).digest()[:8], "big", signed=True)
-
-
 STALE = timedelta(hours=1)
 """A check pending longer than this is one whose service stopped (a check's budget is at most minutes)."""
 
@@ -177,11 +170,7 @@ class Store:
             file = Path(self.url.database)
             if not file.exists():
                 file.touch(mode=0o600)
-            self.engine = create_engine(self.url, connect_args={"timeout": 60, "check_same_thread": False})
-            event.listen(self.engine, "connect", _sqlite_settings)
-            event.listen(self.engine, "begin", _sqlite_begin)
-        else:
-            self.engine = create_engine(self.url, pool_pre_ping=True)
+        self.engine = engine_for(self.url)
         with self._locked("the table") as db:  # two services starting at once: one makes it
             CHECKS.metadata.create_all(db)
             kept = {c["name"] for c in inspect(db).get_columns("checks")}
@@ -238,16 +227,9 @@ class Store:
                 "outcome": "refused", "refusal": refusal.reason, "next_allowed": stamp(refusal.next_allowed)}
             return self._add(db, row | outcome), refusal
 
-    @contextlib.contextmanager
-    def _locked(self, what: str) -> Iterator[Connection]:
-        """A transaction holding ``what``'s lock, which other processes wait for: on PostgreSQL an advisory lock
-        (:func:`lock_key`), on SQLite the database's write lock, taken when it begins."""
-        with self.engine.connect() as db:
-            db.execution_options(write_lock=True)
-            with db.begin():
-                if not self.sqlite:
-                    db.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": lock_key(what)})
-                yield db
+    def _locked(self, what: str):
+        """A transaction holding ``what``'s lock in this store (:func:`reading_maths.databases.locked`)."""
+        return locked(self.engine, f"checks: {what}")
 
     def finish(self, check_id: int, outcome: str, result: dict | Encoded | None, shown: dict | Encoded | None,
                reason: str | None = None) -> None:
@@ -282,20 +264,6 @@ class Store:
         with self.engine.connect() as db:
             rows = db.execute(query if user is None else query.where(CHECKS.c.user == user)).all()
         return [_plain(r) for r in rows]
-
-
-def _sqlite_settings(connection, _record) -> None:
-    """SQLite: transactions begun by :func:`_sqlite_begin` (not by pysqlite), WAL without an fsync per row (a crash
-    keeps the file whole)."""
-    connection.isolation_level = None
-    connection.execute("PRAGMA journal_mode=WAL")
-    connection.execute("PRAGMA synchronous=NORMAL")
-
-
-def _sqlite_begin(db: Connection) -> None:
-    """A transaction that takes SQLite's write lock when it begins where the store asks (``write_lock``:
-    :meth:`Store._locked`), so that two processes never both count a student's attempts before either adds one."""
-    db.exec_driver_sql("BEGIN IMMEDIATE" if db.get_execution_options().get("write_lock") else "BEGIN")
 
 
 def _plain(row) -> dict:

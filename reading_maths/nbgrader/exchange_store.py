@@ -23,13 +23,14 @@ from sqlalchemy import (
     MetaData,
     String,
     Table,
-    create_engine,
     delete,
     func,
     insert,
+    make_url,
     select,
 )
 
+from reading_maths.databases import engine_for, locked
 from reading_maths.inputs import MAX_BYTES
 from reading_maths.nbgrader.gather import STUDENT_ID as ID
 from reading_maths.nbgrader.times import FORMAT
@@ -40,6 +41,8 @@ MAX_TOTAL = 50 << 20
 """The most bytes (decoded) one release, submission or feedback may hold."""
 MAX_SUBMISSIONS = 100
 """The most submissions a student keeps of one assignment (each stays until the course is over)."""
+MAX_KEPT = 4 * MAX_TOTAL
+"""The most bytes a student's submissions of one assignment may hold in all (a notebook is kilobytes)."""
 MAX_PATH = 1000
 MAX_DEPTH = 16
 """The most parts a file's name may have: a folder nested deeper is no assignment's, and copying one (collect's
@@ -157,7 +160,7 @@ class Store:
     """The exchange's database at ``url`` (its tables made when missing)."""
 
     def __init__(self, url: str):
-        self.engine = create_engine(url)
+        self.engine = engine_for(make_url(url))
         metadata.create_all(self.engine)
 
     def release(self, course: str, assignment: str, files: dict[str, bytes], now: datetime) -> None:
@@ -195,10 +198,16 @@ class Store:
     def submit(self, course: str, assignment: str, student: str, files: dict[str, bytes], now: datetime) -> dict:
         """Keep a submission of ``student`` made at ``now``; its id and time."""
         key = {"course": course, "assignment": assignment, "student": student}
-        with self.engine.begin() as db:
-            kept = db.execute(select(func.count()).select_from(submissions).filter_by(**key)).scalar_one()
+        theirs = [submissions.c[k] == v for k, v in key.items()]
+        with locked(self.engine, f"exchange: {course} {assignment} {student}") as db:  # counted, then added
+            kept = db.execute(select(func.count()).select_from(submissions).where(*theirs)).scalar_one()
             if kept >= MAX_SUBMISSIONS:
                 raise Refused(429, f"{student} has {kept} submissions of {assignment}, the most kept")
+            sizes = func.coalesce(func.sum(func.length(submission_files.c.content)), 0)
+            held = db.execute(select(sizes).join_from(submissions, submission_files).where(*theirs)).scalar_one()
+            if held + sum(map(len, files.values())) > MAX_KEPT:
+                raise Refused(413, f"{student}'s submissions of {assignment} would hold more than "
+                                   f"{MAX_KEPT >> 20} MiB in all")
             number = db.execute(insert(submissions).values(**key, submitted_at=now).returning(submissions.c.id)
                                 ).scalar_one()
             db.execute(insert(submission_files), [{"submission": number, "path": p, "content": c}
