@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from reading_maths.grading.remote import course_lines, grading_files
+from reading_maths.grading.remote import course_lines, grade_bytes, grading_files
 from reading_maths.kit.reference import SECRET_FILE
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -52,3 +52,17 @@ def test_a_worker_without_the_course_says_where_it_looked(driver, tmp_path):
     assert lines_of(tmp_path / "nowhere", driver) == [
         (False, f"no course folder at {tmp_path / 'nowhere'}: share the driver's course folder, or copy it and set "
                 "READING_MATHS_COURSE on the worker")]
+
+
+def test_a_notebook_sent_to_a_worker_with_another_grader_is_refused_before_it_is_graded(driver, tmp_path):
+    """A worker that joined after the batch's check of its workers: each notebook carries the driver's graders'
+    digests, and a worker whose course differs refuses it, naming the file."""
+    from reading_maths.grading.engine import Settings
+    from reading_maths.sandbox.process import choose
+
+    worker = shutil.copytree(driver, tmp_path / "worker")
+    grader = next((worker / "graders" / ASSIGNMENT).glob("*.py"))
+    grader.write_text(grader.read_text() + "\n# fixed on the worker only\n")
+    with pytest.raises(RuntimeError, match=f"graders/{ASSIGNMENT}/{grader.name} missing or not the driver's"):
+        grade_bytes(b"{}", "code.ipynb", "code.ipynb", Settings(choose(allow_unsafe=True)), str(worker), ASSIGNMENT,
+                    (driver / SECRET_FILE).read_bytes(), grading_files(driver, ASSIGNMENT))

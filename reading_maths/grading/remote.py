@@ -81,18 +81,22 @@ def _worker_sandbox(allow_unsafe: bool, limits):
 
 
 def grade_bytes(data: bytes, path: str, shown: str, settings: Settings, course: str,
-                assignment: str | None, secret: bytes | None = None) -> GradeResult:
+                assignment: str | None, secret: bytes | None = None,
+                files: dict[str, str] | None = None) -> GradeResult:
     """On a worker: grade one notebook given as bytes; the result is the driver's notebook at ``path``, its
     messages name it ``shown``, as the driver's own would.
 
     The worker picks its own sandbox: it refuses to grade without one unless the driver ran with
-    ``--unsafe-no-sandbox`` itself.
+    ``--unsafe-no-sandbox`` itself; and it refuses to grade with other graders or references than the driver's
+    ``files`` (a worker that joined after the batch's check of its workers is checked here too).
     """
     from reading_maths.grading.batch import grade_one
 
     root = worker_course(course)
     if secret is not None:
         adopt_secret(root, secret)
+    if files is not None:
+        same_graders(root, assignment, files)
     _refresh(root)
     settings = replace(settings, sandbox=_worker_sandbox(not settings.sandbox.isolated, settings.sandbox.limits))
     with tempfile.TemporaryDirectory(prefix="reading-maths-task-") as folder:
@@ -116,6 +120,14 @@ def adopt_secret(root: Path, secret: bytes) -> None:
     if path.read_bytes() != secret:
         raise RuntimeError(f"this worker's course at {root} has another {SECRET_FILE} than the driver's: copy the "
                            "driver's, or its hidden inputs differ")
+
+
+def same_graders(root: Path, assignment: str | None, files: dict[str, str]) -> None:
+    """Refuse to grade when the worker's course at ``root`` differs from the driver's ``files``
+    (:func:`grading_files`): a notebook is never graded by other graders than the driver's."""
+    held, said = course_lines(root, assignment, files, "")[0]
+    if not held:
+        raise RuntimeError(f"this worker's {said}")
 
 
 def grading_files(root: Path, assignment: str | None) -> dict[str, str]:
@@ -353,6 +365,7 @@ def graded_on_cluster(paths: list[Path], settings: Settings, client: Client, roo
     batch = uuid.uuid4().hex[:8]
     course_secret(root)
     secret = (root / SECRET_FILE).read_bytes()  # every worker draws the course's own hidden inputs
+    files = grading_files(root, assignment)  # and grades with the course's own graders
     futures = {}
     for i, p in enumerate(paths):
         try:
@@ -362,7 +375,7 @@ def graded_on_cluster(paths: list[Path], settings: Settings, client: Client, roo
                                      exc.strerror or str(exc))
             continue
         futures[client.submit(grade_bytes, data, str(p), shown_path(p, root), settings, str(root), assignment,
-                              secret, key=f"reading-maths-grade-{batch}-{i}", pure=False, retries=1)] = i
+                              secret, files, key=f"reading-maths-grade-{batch}-{i}", pure=False, retries=1)] = i
     for future in as_completed(futures, loop=client.loop):
         try:
             yield futures[future], future.result()
