@@ -54,7 +54,8 @@ def test_a_worker_without_the_course_says_where_it_looked(driver, tmp_path):
                 "READING_MATHS_COURSE on the worker")]
 
 
-def test_a_notebook_sent_to_a_worker_with_another_grader_is_refused_before_it_is_graded(driver, tmp_path):
+def test_a_notebook_sent_to_a_worker_with_another_grader_is_refused_before_it_is_graded(driver, tmp_path,
+                                                                                        monkeypatch):
     """A worker that joined after the batch's check of its workers: each notebook carries the driver's graders'
     digests, and a worker whose course differs refuses it, naming the file."""
     from reading_maths.grading.engine import Settings
@@ -63,6 +64,7 @@ def test_a_notebook_sent_to_a_worker_with_another_grader_is_refused_before_it_is
     worker = shutil.copytree(driver, tmp_path / "worker")
     grader = next((worker / "graders" / ASSIGNMENT).glob("*.py"))
     grader.write_text(grader.read_text() + "\n# fixed on the worker only\n")
+    monkeypatch.delenv("READING_MATHS_COURSE", raising=False)  # the worker's course is the path it is sent
     with pytest.raises(RuntimeError, match=f"graders/{ASSIGNMENT}/{grader.name} missing or not the driver's"):
         grade_bytes(b"{}", "code.ipynb", "code.ipynb", Settings(choose(allow_unsafe=True)), str(worker), ASSIGNMENT,
                     (driver / SECRET_FILE).read_bytes(), grading_files(driver, ASSIGNMENT))
