@@ -42,6 +42,7 @@ from sqlalchemy import (
 from sqlalchemy.engine import URL, Connection, make_url
 
 from reading_maths.databases import engine_for, locked
+from reading_maths.sandbox.cgroups import process_exists
 
 LOCATION = "READING_MATHS_CHECKS_DB"
 """The environment variable naming the course's store: a file, or a database URL (``postgresql+psycopg://...``)."""
@@ -148,16 +149,6 @@ STALE = timedelta(hours=1)
 """A check pending longer than this is one whose service stopped (a check's budget is at most minutes)."""
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 class Store:
     """The checks database at ``where`` (a file, made on first use and readable by its owner only, or a database
     URL): SQLite, or PostgreSQL where several checks services share it (SQLAlchemy Core: the same statements)."""
@@ -194,7 +185,7 @@ class Store:
             name, _, pid = (service or "").rpartition(":")
             if not service or asked_at < horizon or not pid.isdigit():
                 return True
-            return name == host and (service == self.service or not _alive(int(pid)))
+            return name == host and (service == self.service or not process_exists(int(pid)))
 
         with self.engine.begin() as db:
             pending = db.execute(select(CHECKS.c.id, CHECKS.c.service, CHECKS.c.asked_at)

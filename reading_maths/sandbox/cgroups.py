@@ -166,7 +166,8 @@ class Cgroup:
             os.close(fd)
 
 
-def _running(pid: int) -> bool:
+def process_exists(pid: int) -> bool:
+    """Whether process ``pid`` is alive on this machine (whoever owns it)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -182,7 +183,7 @@ def sweep(base: dict[str, Path]) -> None:
     for folder in {d for d in base.values()}:
         for child in folder.iterdir():
             owner = child.name.split("-")[0]
-            if child.is_dir() and owner.isdigit() and not _running(int(owner)):
+            if child.is_dir() and owner.isdigit() and not process_exists(int(owner)):
                 stale.append(child)
     if stale:
         Cgroup(stale).destroy(grace=2.0)
