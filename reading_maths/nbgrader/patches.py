@@ -28,9 +28,11 @@ from typing import Any
 
 import jsonschema
 import nbformat
-from nbconvert.exporters import NotebookExporter
+from nbconvert.exporters import Exporter, NotebookExporter
 from nbconvert.exporters import exporter as nbconvert_exporter
 from nbformat import NotebookNode
+from nbformat.v4.nbjson import BytesEncoder
+from nbformat.v4.rwbase import split_lines, strip_transient
 from nbgrader import utils as nbutils
 from nbgrader.converters import Autograde
 from nbgrader.converters.base import BaseConverter
@@ -211,16 +213,26 @@ class OwnedNotebookExporter(NotebookExporter):
 
     nbconvert deep-copies the notebook twice, and the resources once, before its preprocessors change them (a
     third of the exporter's own time on a submission); nothing else holds these, so here its exporter module's
-    ``copy.deepcopy`` hands back what it is given while a notebook is converted. Not thread-safe.
+    ``copy.deepcopy`` hands back what it is given while a notebook is converted. The text written is
+    nbformat's ``writes`` less its own deep copy and its second validation (the exporter has just validated the
+    notebook, and ``writes`` would only log what it finds). Not thread-safe.
     """
 
     def from_notebook_node(self, nb: NotebookNode, resources: Any = None, **kw: Any) -> Any:
         original = nbconvert_exporter.copy
         nbconvert_exporter.copy = _Uncopied  # type: ignore[assignment]
         try:
-            return super().from_notebook_node(nb, resources, **kw)
+            converted, resources = Exporter.from_notebook_node(self, nb, resources, **kw)
         finally:
             nbconvert_exporter.copy = original
+        if converted.nbformat != self.nbformat_version:
+            resources["output_suffix"] = f".v{self.nbformat_version}"
+            converted = nbformat.convert(converted, self.nbformat_version)
+        else:
+            resources["output_suffix"] = ".nbconvert"
+        text = json.dumps(strip_transient(split_lines(converted)), cls=BytesEncoder, indent=1, sort_keys=True,
+                          separators=(",", ": "), ensure_ascii=False)  # nbformat v4's JSONWriter.writes
+        return (text if text.endswith("\n") else text + "\n"), resources
 
 
 def converter_of(preprocessor: NbGraderPreprocessor) -> Autograde:

@@ -23,6 +23,7 @@ import traceback
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
 from nbconvert.writers import FilesWriter
@@ -154,17 +155,20 @@ def _grade_rows(gb: Gradebook, assignment: str, student: str) -> list[Any]:
             .order_by(Notebook.name, BaseCell.name).all())
 
 
-def release_zero_point_tasks(gb: Gradebook, assignment: str, student: str) -> None:
-    """Unflag 0-point task cells (the proofs' mark schemes): nothing there for a teacher to mark.
+def release_zero_point_tasks(gb: Gradebook, rows: list[Any]) -> list[Any]:
+    """Unflag 0-point task cells (the proofs' mark schemes): nothing there for a teacher to mark; returns the
+    student's grade rows (:func:`_grade_rows`) as they then are.
 
     nbgrader flags every task cell as needing a manual grade; a mark scheme is a task cell only so
     that nbgrader strips it from the release, and would otherwise keep the submission on formgrader's
     to-do list after every real hand mark is in.
     """
-    zero = [{"id": row.id, "needs_manual_grade": False} for row in _grade_rows(gb, assignment, student)
-            if row.max_score == 0 and row.needs_manual_grade]
-    if zero:
-        gb.db.execute(update(Grade), zero)
+    zero = [row for row in rows if row.max_score == 0 and row.needs_manual_grade]
+    if not zero:
+        return rows
+    gb.db.execute(update(Grade), [{"id": row.id, "needs_manual_grade": False} for row in zero])
+    return [SimpleNamespace(**{**row._asdict(), "needs_manual_grade": False}) if row in zero else row
+            for row in rows]
 
 
 def record_refused(gb: Gradebook, coursedir: CourseDirectory, submission: Submission, assignment: str,
@@ -228,10 +232,10 @@ class Outcome:
         return round(sum(s or 0.0 for s in self.scores.values()), 6)
 
 
-def read_back(gb: Gradebook, assignment: str, student: str, refused: str | None) -> Outcome:
-    """What the gradebook holds for one student: score and maximum per grade cell."""
+def read_back(rows: list[Any], student: str, refused: str | None) -> Outcome:
+    """What the gradebook holds for one student (their :func:`_grade_rows`): score and maximum per grade cell."""
     outcome = Outcome(student, refused)
-    for row in _grade_rows(gb, assignment, student):
+    for row in rows:
         outcome.scores[row.name] = row.score
         outcome.max_scores[row.name] = row.max_score
         if row.needs_manual_grade and row.manual_score is None:
@@ -267,12 +271,13 @@ class Recorder:
                 found = sorted(p.name for p in submission.folder.iterdir()) if submission.folder.is_dir() else []
                 expected = ", ".join(f"{nb}.ipynb" for nb in notebook_ids(gradebook, self.assignment))
                 reason = f"no {expected} in the submission (it holds: {', '.join(found) or 'nothing'})"
-            if reason is None:
-                release_zero_point_tasks(gradebook, self.assignment, submission.student)
-            else:
+            if reason is not None:
                 savepoint.undo()  # whatever nbgrader had written for this student before it refused
                 record_refused(gradebook, self.coursedir, submission, self.assignment, reason)
-            outcome = read_back(gradebook, self.assignment, submission.student, reason)
+            rows = _grade_rows(gradebook, self.assignment, submission.student)
+            if reason is None:
+                rows = release_zero_point_tasks(gradebook, rows)
+            outcome = read_back(rows, submission.student, reason)
         save_results(self.coursedir, submission.student, self.assignment,
                      {nb: results[(submission.student, nb)] for nb in submission.notebooks
                       if (submission.student, nb) in results})

@@ -39,8 +39,21 @@ from collections.abc import Iterator
 from types import SimpleNamespace
 from typing import Any
 
-from nbgrader.api import Assignment, BaseCell, Course, Gradebook, MissingEntry, Notebook
-from sqlalchemy import event
+from nbgrader import utils as nbutils
+from nbgrader.api import (
+    Assignment,
+    BaseCell,
+    Comment,
+    Course,
+    Grade,
+    Gradebook,
+    MissingEntry,
+    Notebook,
+    SubmittedAssignment,
+    SubmittedNotebook,
+    new_uuid,
+)
+from sqlalchemy import event, insert
 
 from reading_maths.nbgrader.patches import gradebooks_opened_by
 
@@ -138,13 +151,22 @@ class _Definition:
         self.graded_cells = {c.name: c for c in graded}
 
 
+def _layout(assignment: Any) -> list[tuple[str, list[str], list[str]]]:
+    """What nbgrader's ``add_submission`` mirrors of an assignment: per notebook, its row id, the cells that get a
+    grade row (grade cells, then task cells) and those that get a comment row (answer cells, then task cells)."""
+    return [(nb.id, [c.id for c in (*nb.grade_cells, *nb.task_cells)],
+             [c.id for c in (*nb.solution_cells, *nb.task_cells)]) for nb in assignment.notebooks]
+
+
 class _Handle:
     """What ``Gradebook(...)`` returns inside the batch: the shared gradebook, which ``with`` leaves open, and
     whose lookups of the assignment's definition (which recording never changes) are read once per batch."""
 
-    def __init__(self, gradebook: Gradebook, definitions: dict[tuple[str, str], _Definition]):
+    def __init__(self, gradebook: Gradebook, definitions: dict[tuple[str, str], _Definition],
+                 layouts: dict[str, list[tuple[str, list[str], list[str]]]]):
         self._gradebook = gradebook
         self._definitions = definitions
+        self._layouts = layouts
 
     def _definition(self, notebook: str, assignment: str) -> _Definition:
         key = (notebook, assignment)
@@ -166,6 +188,40 @@ class _Handle:
             return self._definition(notebook, assignment).graded_cells[name]
         except KeyError:
             raise MissingEntry(f"No such graded cell: {assignment}/{notebook}/{name}") from None
+
+    def add_submission(self, assignment: str, student: str, **kwargs: Any) -> Any:
+        """nbgrader's ``add_submission``: the same rows (the submission, and a row per notebook, grade and comment
+        of the assignment, every column nbgrader leaves to its defaults), written in four statements rather than
+        as an ORM object each. Anything but a timestamp or an extension is left to nbgrader's own."""
+        if set(kwargs) - {"timestamp", "extension"}:
+            return self._gradebook.add_submission(assignment, student, **kwargs)
+        if "timestamp" in kwargs:
+            kwargs["timestamp"] = nbutils.parse_utc(kwargs["timestamp"])
+        found = self._gradebook.find_assignment(assignment)
+        if assignment not in self._layouts:
+            self._layouts[assignment] = _layout(found)
+        submission = {"id": new_uuid(), "assignment_id": found.id,
+                      "student_id": self._gradebook.find_student(student).id, **kwargs}
+        notebooks, grades, comments = [], [], []
+        for notebook_id, graded, commented in self._layouts[assignment]:
+            notebooks.append({"id": new_uuid(), "assignment_id": submission["id"], "notebook_id": notebook_id})
+            grades += [{"cell_id": cell, "notebook_id": notebooks[-1]["id"]} for cell in graded]
+            comments += [{"cell_id": cell, "notebook_id": notebooks[-1]["id"]} for cell in commented]
+        session = self._gradebook.db
+        session.execute(insert(SubmittedAssignment), [submission])
+        session.execute(insert(SubmittedNotebook), notebooks)
+        for model, rows in ((Grade, grades), (Comment, comments)):
+            if rows:
+                session.execute(insert(model), rows)
+        return self._gradebook.find_submission(assignment, student)
+
+    def update_or_create_submission(self, assignment: str, student: str, **kwargs: Any) -> Any:
+        """nbgrader's, with a new submission made by :meth:`add_submission`."""
+        try:
+            self._gradebook.find_submission(assignment, student)
+        except MissingEntry:
+            return self.add_submission(assignment, student, **kwargs)
+        return self._gradebook.update_or_create_submission(assignment, student, **kwargs)
 
     def __enter__(self) -> _Handle:
         return self
@@ -207,6 +263,7 @@ class BatchGradebook:
         self._since: float | None = None
         """when the first student not yet committed was recorded"""
         self._definitions: dict[tuple[str, str], _Definition] = {}
+        self._layouts: dict[str, list[tuple[str, list[str], list[str]]]] = {}
 
     def open(self, db_url: str, course_id: str = "default_course", authenticator: Any = None) -> Any:
         """Stands in for ``Gradebook(db_url, course_id)`` in nbgrader's modules: this batch's session."""
@@ -215,7 +272,7 @@ class BatchGradebook:
         if course_id not in self._courses:
             self.gradebook.check_course(course_id)  # nbgrader's own open creates the course row if missing
             self._courses.add(course_id)
-        return _Handle(self.gradebook, self._definitions)
+        return _Handle(self.gradebook, self._definitions, self._layouts)
 
     def commit(self) -> None:
         """Commit everything recorded since the last commit (one ``fsync``)."""
