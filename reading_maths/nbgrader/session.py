@@ -151,11 +151,22 @@ class _Definition:
         self.graded_cells = {c.name: c for c in graded}
 
 
-def _layout(assignment: Any) -> list[tuple[str, list[str], list[str]]]:
-    """What nbgrader's ``add_submission`` mirrors of an assignment: per notebook, its row id, the cells that get a
-    grade row (grade cells, then task cells) and those that get a comment row (answer cells, then task cells)."""
-    return [(nb.id, [c.id for c in (*nb.grade_cells, *nb.task_cells)],
-             [c.id for c in (*nb.solution_cells, *nb.task_cells)]) for nb in assignment.notebooks]
+Layout = list[tuple[str, str, list[tuple[str, str]], list[tuple[str, str]]]]
+"""Per notebook of an assignment: its row id, its name, and the ``(cell id, cell name)`` of each cell that gets a grade
+row and of each that gets a comment row (:func:`_layout`)."""
+
+
+def _layout(assignment: Any) -> Layout:
+    """What nbgrader's ``add_submission`` mirrors of an assignment: the cells that get a grade row (task cells, grade
+    cells) and those that get a comment row (task cells, answer cells); where a name is both, the later one is the
+    row nbgrader's ``find_grade`` and ``find_comment`` find."""
+    return [(nb.id, nb.name, [(c.id, c.name) for c in (*nb.task_cells, *nb.grade_cells)],
+             [(c.id, c.name) for c in (*nb.task_cells, *nb.solution_cells)]) for nb in assignment.notebooks]
+
+
+NewRows = tuple[str, dict[str, tuple[str, None]], dict[str, tuple[str, None]]]
+"""A submitted notebook just added: its row id, and its grade and comment rows by cell name as ``(row id, manual
+score)`` (no manual score yet), as :func:`reading_maths.nbgrader.steps.rows_by_cell` reads them."""
 
 
 class _Handle:
@@ -163,10 +174,11 @@ class _Handle:
     whose lookups of the assignment's definition (which recording never changes) are read once per batch."""
 
     def __init__(self, gradebook: Gradebook, definitions: dict[tuple[str, str], _Definition],
-                 layouts: dict[str, list[tuple[str, list[str], list[str]]]]):
+                 layouts: dict[str, Layout], added: dict[tuple[str, str, str], NewRows]):
         self._gradebook = gradebook
         self._definitions = definitions
         self._layouts = layouts
+        self._added = added
 
     def _definition(self, notebook: str, assignment: str) -> _Definition:
         key = (notebook, assignment)
@@ -203,10 +215,15 @@ class _Handle:
         submission = {"id": new_uuid(), "assignment_id": found.id,
                       "student_id": self._gradebook.find_student(student).id, **kwargs}
         notebooks, grades, comments = [], [], []
-        for notebook_id, graded, commented in self._layouts[assignment]:
+        for notebook_id, name, graded, commented in self._layouts[assignment]:
             notebooks.append({"id": new_uuid(), "assignment_id": submission["id"], "notebook_id": notebook_id})
-            grades += [{"cell_id": cell, "notebook_id": notebooks[-1]["id"]} for cell in graded]
-            comments += [{"cell_id": cell, "notebook_id": notebooks[-1]["id"]} for cell in commented]
+            new = [{"id": new_uuid(), "cell_id": cell, "notebook_id": notebooks[-1]["id"]} for cell, _ in graded]
+            said = [{"id": new_uuid(), "cell_id": cell, "notebook_id": notebooks[-1]["id"]} for cell, _ in commented]
+            self._added[(name, assignment, student)] = (
+                notebooks[-1]["id"], {cell: (row["id"], None) for (_, cell), row in zip(graded, new, strict=True)},
+                {cell: (row["id"], None) for (_, cell), row in zip(commented, said, strict=True)})
+            grades += new
+            comments += said
         session = self._gradebook.db
         session.execute(insert(SubmittedAssignment), [submission])
         session.execute(insert(SubmittedNotebook), notebooks)
@@ -214,6 +231,10 @@ class _Handle:
             if rows:
                 session.execute(insert(model), rows)
         return self._gradebook.find_submission(assignment, student)
+
+    def added_rows(self, notebook: str, assignment: str, student: str) -> NewRows | None:
+        """The rows of a submitted notebook :meth:`add_submission` added for the student being recorded, if it did."""
+        return self._added.get((notebook, assignment, student))
 
     def update_or_create_submission(self, assignment: str, student: str, **kwargs: Any) -> Any:
         """nbgrader's, with a new submission made by :meth:`add_submission`."""
@@ -263,7 +284,9 @@ class BatchGradebook:
         self._since: float | None = None
         """when the first student not yet committed was recorded"""
         self._definitions: dict[tuple[str, str], _Definition] = {}
-        self._layouts: dict[str, list[tuple[str, list[str], list[str]]]] = {}
+        self._layouts: dict[str, Layout] = {}
+        self._added: dict[tuple[str, str, str], NewRows] = {}
+        """the rows added for the student being recorded (:meth:`_Handle.added_rows`)"""
 
     def open(self, db_url: str, course_id: str = "default_course", authenticator: Any = None) -> Any:
         """Stands in for ``Gradebook(db_url, course_id)`` in nbgrader's modules: this batch's session."""
@@ -272,7 +295,7 @@ class BatchGradebook:
         if course_id not in self._courses:
             self.gradebook.check_course(course_id)  # nbgrader's own open creates the course row if missing
             self._courses.add(course_id)
-        return _Handle(self.gradebook, self._definitions, self._layouts)
+        return _Handle(self.gradebook, self._definitions, self._layouts, self._added)
 
     def commit(self) -> None:
         """Commit everything recorded since the last commit (one ``fsync``)."""
@@ -290,6 +313,7 @@ class BatchGradebook:
         :meth:`_Savepoint.undo` what was written so far. Committed with the others at most :data:`COMMIT_AFTER`
         seconds after the first of them (so a class is a few transactions, not one per student)."""
         savepoint = _Savepoint(self._session)
+        self._added.clear()
         try:
             yield savepoint
         except BaseException:

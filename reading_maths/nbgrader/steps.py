@@ -143,7 +143,7 @@ class SaveFeedbackComments(NbGraderPreprocessor):
         return nb, resources
 
 
-def _rows_by_cell(gb: Gradebook, model: type[Grade] | type[Comment], notebook_id: str, preferred: str
+def rows_by_cell(gb: Gradebook, model: type[Grade] | type[Comment], notebook_id: str, preferred: str
                   ) -> dict[str, tuple]:
     """A submitted notebook's grade or comment rows by cell name: ``(row id, manual score or None)``, the row of
     the ``preferred`` cell type first, as nbgrader's ``find_grade``/``find_comment`` look them up."""
@@ -162,7 +162,8 @@ class RecordGrades(NbGraderPreprocessor):
     The same values in the same rows as nbgrader's ``SaveAutoGrades`` (each grade cell's ``auto_score`` from
     ``determine_grade`` and ``needs_manual_grade``; "No response." on an unchanged answer) followed by
     :class:`SaveFeedbackComments`, but the grade and comment rows of the submitted notebook are read in two
-    queries and written in two statements, where nbgrader looks each cell up with a seven-table join and
+    queries (none when the batch has just added them: :meth:`~reading_maths.nbgrader.session._Handle.added_rows`)
+    and written in two statements, where nbgrader looks each cell up with a seven-table join and
     commits it on its own. A cell the gradebook does not know is looked up as nbgrader does, to fail as it fails.
     """
 
@@ -170,9 +171,13 @@ class RecordGrades(NbGraderPreprocessor):
         info = resources["nbgrader"]
         where = (info["notebook"], info["assignment"], info["student"])
         with Gradebook(info["db_url"]) as gb:
-            notebook_id = gb.find_submission_notebook(*where).id
-            grades = _rows_by_cell(gb, Grade, notebook_id, "GradeCell")
-            comments = _rows_by_cell(gb, Comment, notebook_id, "SolutionCell")
+            added = gb.added_rows(*where)  # a batch's handle knows the rows it has just added
+            if added:
+                notebook_id, grades, comments = added
+            else:
+                notebook_id = gb.find_submission_notebook(*where).id
+                grades = rows_by_cell(gb, Grade, notebook_id, "GradeCell")
+                comments = rows_by_cell(gb, Comment, notebook_id, "SolutionCell")
             grade_rows, comment_text = [], {}
             for cell in nb.cells:
                 name = cell.metadata.get("nbgrader", {}).get("grade_id")
