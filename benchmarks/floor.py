@@ -6,8 +6,13 @@ student's names, nothing written; only the student's code and the graders' own c
 the batch's core time per notebook against it.
 
 - one core (this process is kept to it) and one BLAS thread, as a sandboxed child has;
-- warm: Python, NumPy and the graders loaded, and every notebook graded once before the timed pass (the
-  graders' memories of reference outputs filled, as a pool worker's are after its first notebooks);
+- warm, but on no notebook of the class: Python, NumPy and the graders loaded, and the assignment's source
+  notebook (the reference, every answer the course's own) graded once, untimed, as a pool worker grades it
+  when it measures the time budget: every module a grader imports is loaded and the graders' memories hold the
+  reference's outputs, which any grading process has after its first notebook;
+- one timed pass over the class, in order, each notebook graded once: what the memories (:mod:`~reading_maths.kit.memo`,
+  the formula checks' caches) give a notebook is only what an earlier notebook of the same class (or the
+  reference) put there, as in a batch's worker; never its own verdicts from an earlier pass;
 - per notebook: its code cells (read-only cells restored, hidden test cells left out, as the sandbox runs them)
   exec'd in a fresh namespace, a cell that raises skipped as a kernel goes on; then every grader's cases on
   those names (:meth:`~reading_maths.grading.graderfile.GraderFile.run`, its public and hidden cases at once).
@@ -95,8 +100,7 @@ def main() -> None:
     folders = sorted(p for p in (course / "submitted").iterdir() if p.is_dir())
     notebooks = {f.name: sanitize(read_notebook(f / assignment / f"{assignment}.ipynb"), known)[0]
                  for f in folders if (f / assignment / f"{assignment}.ipynb").is_file()}
-    for cells in notebooks.values():  # warm: every notebook once, untimed
-        timed(cells, graders, names)
+    timed(sanitize(known.source, known)[0], graders, names)  # warm: the reference, untimed
     spent, scores = {}, {}
     for student, cells in notebooks.items():
         spent[student], scores[student] = timed(cells, graders, names)

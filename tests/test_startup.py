@@ -77,3 +77,27 @@ print(json.dumps([result.score, result.max_score, why]))
 """)[0]
     assert why == "BrokenProcessPool"
     assert score == out_of > 0
+
+
+@pytest.mark.sandbox
+def test_notebooks_begun_ahead_are_taken_over_and_the_others_dropped(tmp_path):
+    notebooks = []
+    for name in "abc":
+        notebooks.append(tmp_path / name / "code.ipynb")
+        notebooks[-1].parent.mkdir()
+        notebooks[-1].write_bytes((ROOT / "source" / "code" / "code.ipynb").read_bytes())
+    graded = python(f"""
+import json
+from pathlib import Path
+from reading_maths.grading.batch import grade_many, started_pool
+from reading_maths.grading.engine import Settings
+from reading_maths.sandbox.process import choose
+
+root, (a, b, c) = Path({str(ROOT)!r}), [Path(p) for p in {[str(p) for p in notebooks]!r}]
+settings = Settings(choose(), budget=30.0)
+with started_pool(settings, 1, root, "code") as pool:
+    pool.grade_ahead([a, b], settings, root, "code")  # a is never asked for; c was not begun
+    results = grade_many([b, c], settings, jobs=1, root=root, assignment="code", progress=False, pool=pool)
+print(json.dumps([[Path(r.notebook).parent.name, r.score == r.max_score > 0] for r in results]))
+""")[0]
+    assert graded == [["b", True], ["c", True]]

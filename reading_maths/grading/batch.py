@@ -104,28 +104,61 @@ def warm_up(settings: Settings, root: Path, assignment: str | None, measuring: L
         log.debug("warming up for %s failed", assignment, exc_info=True)
 
 
+class Pool(ProcessPoolExecutor):
+    """The grading processes of :func:`started_pool`, which may begin grading notebooks (:meth:`grade_ahead`)
+    before the batch knows its list; the batch then takes over the gradings it asks for (:meth:`grading`) and
+    drops the others (:meth:`drop_ahead`)."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self._ahead: dict[tuple, Future] = {}
+
+    def grade_ahead(self, paths: Iterable[Path], settings: Settings, root: Path, assignment: str | None) -> None:
+        """Begin grading ``paths`` now, as :func:`graded_in_pool` grades them."""
+        call = (replace(settings, ahead=True), root, assignment)
+        for path in paths:
+            self._ahead[(path, *call)] = self.submit(grade_one, path, *call)
+
+    def grading(self, path: Path, settings: Settings, root: Path, assignment: str | None) -> Future:
+        """The grading of ``path`` with these arguments: the one begun ahead (unless its worker died before it was
+        done), else one begun now."""
+        begun = self._ahead.pop((path, settings, root, assignment), None)
+        if begun is not None and not (begun.done() and (begun.cancelled() or begun.exception() is not None)):
+            return begun
+        return self.submit(grade_one, path, settings, root, assignment)
+
+    def drop_ahead(self) -> None:
+        """The gradings begun ahead that no one took over cancelled (those a worker has begun finish unread)."""
+        for future in self._ahead.values():
+            future.cancel()
+        self._ahead.clear()
+
+
 @contextlib.contextmanager
 def started_pool(settings: Settings, jobs: int, root: Path, assignment: str | None, *, workers: int | None = None,
-                 load_here: bool = False) -> Iterator[ProcessPoolExecutor]:
+                 load_here: bool = False) -> Iterator[Pool]:
     """``jobs`` grading processes (0: one per core) on ``jobs`` cores (:func:`kept_to`), forked from this one
     now, each warming up at once (:func:`warm_up`, children started ahead), so that a batch's once-per-run
     work overlaps: started before this process imports nbgrader and opens the gradebook, the workers load the
     graders and start their fork servers meanwhile (and import nothing of nbgrader, whose modules they never
     use).  ``workers``: fewer processes than ``jobs`` (a batch of fewer notebooks), on as many cores.
     ``load_here``: the graders are loaded here before the fork, so that the workers start with them (for a batch
-    whose notebooks are already known: nothing else to do here meanwhile)."""
+    whose notebooks are already known: nothing else to do here meanwhile).  Notebooks handed to it ahead
+    (:meth:`Pool.grade_ahead`) and never asked for are dropped when it closes."""
     jobs = jobs or os.cpu_count() or 1
     workers = max(1, min(jobs, workers or jobs))
     if load_here and assignment:
         course_assignment(root, assignment).graders  # noqa: B018 - loaded (and cached) before the fork
     fork = multiprocessing.get_context("fork")
     warm = (replace(settings, ahead=True), root, assignment, fork.Lock())
-    with kept_to(jobs), ProcessPoolExecutor(workers, mp_context=fork, initializer=warm_up, initargs=warm) as pool:
+    with kept_to(jobs), Pool(workers, mp_context=fork, initializer=warm_up, initargs=warm) as pool:
         for _ in range(workers):  # every worker forked now (each warms up before it takes a task)
             pool.submit(int)
         try:
             yield pool
+            pool.drop_ahead()
         except BaseException:  # the batch stops (Ctrl-C, the gradebook refused): the notebooks not begun are not
+            pool.drop_ahead()
             pool.shutdown(wait=True, cancel_futures=True)
             raise
 
@@ -156,13 +189,15 @@ def progress_bar(total: int, shown: bool = True) -> Iterator[Callable[[], None]]
 
 
 def graded_in_pool(paths: list[Path], settings: Settings, jobs: int, root: Path, assignment: str | None,
-                   pool: ProcessPoolExecutor | None = None) -> Iterator[tuple[int, GradeResult | BaseException]]:
-    """``jobs`` local processes on ``jobs`` cores (``pool``: these, started before, :func:`started_pool`); yields
-    ``(index, result or error)`` as each notebook finishes."""
+                   pool: Pool | None = None) -> Iterator[tuple[int, GradeResult | BaseException]]:
+    """``jobs`` local processes on ``jobs`` cores (``pool``: these, started before, :func:`started_pool`, with
+    the gradings it began ahead); yields ``(index, result or error)`` as each notebook finishes."""
     ahead = replace(settings, ahead=True)  # each worker starts its next child while it grades
 
-    def hand_over(workers: ProcessPoolExecutor) -> dict[Future, int]:
-        return {workers.submit(grade_one, p, ahead, root, assignment): i for i, p in enumerate(paths)}
+    def hand_over(workers: Pool) -> dict[Future, int]:
+        futures = {workers.grading(p, ahead, root, assignment): i for i, p in enumerate(paths)}
+        workers.drop_ahead()
+        return futures
 
     with contextlib.ExitStack() as running:
         futures = None
@@ -182,7 +217,7 @@ def graded_in_pool(paths: list[Path], settings: Settings, jobs: int, root: Path,
 def grade_many(paths: Iterable[Path], settings: Settings, *, jobs: int = 0, root: Path,
                assignment: str | None = None, progress: bool = True,
                on_result: Callable[[int, GradeResult], None] | None = None,
-               cluster: Client | None = None, pool: ProcessPoolExecutor | None = None) -> list[GradeResult]:
+               cluster: Client | None = None, pool: Pool | None = None) -> list[GradeResult]:
     """Grade notebooks in parallel, in the order given: ``jobs`` local processes (0 = one per core; ``pool``: the
     ones :func:`started_pool` started before), or the Dask cluster of the client ``cluster``
     (:mod:`reading_maths.grading.remote`).

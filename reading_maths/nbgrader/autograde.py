@@ -23,13 +23,12 @@ import contextlib
 import glob
 import os
 import re
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from reading_maths.course import assignments as course_assignments
-from reading_maths.grading.batch import grade_many, started_pool
+from reading_maths.grading.batch import Pool, grade_many, started_pool
 from reading_maths.grading.engine import Settings
 from reading_maths.inputs import unsafe_entries
 from reading_maths.nbgrader.environment import use_nbgrader_env
@@ -105,6 +104,14 @@ def find_submissions(coursedir: CourseDirectory, assignment: str, student: str |
     return found
 
 
+def likely_notebooks(root: Path, assignment: str) -> list[Path]:
+    """The notebooks :func:`find_submissions` would find in nbgrader's default layout
+    (``submitted/<student>/<assignment>/<assignment>.ipynb``, in folders it reads), found without nbgrader: the
+    pool grades them while this process reads nbgrader's configuration, and takes over those it then asks for."""
+    name = glob.escape(assignment)
+    return [p for p in sorted(root.glob(f"submitted/*/{name}/{name}.ipynb")) if not unsafe_entries(p.parent)]
+
+
 def nothing_to_grade(coursedir: CourseDirectory, assignment: str, student: str | None) -> str:
     """Why there is nothing to grade, naming what ``submitted/`` does hold."""
     if student:
@@ -119,7 +126,7 @@ def nothing_to_grade(coursedir: CourseDirectory, assignment: str, student: str |
 
 def grade_and_record(submissions: list[Submission], settings: Settings, root: Path, assignment: str, *,
                      jobs: int = 0, cluster: Client | None = None, progress: bool = True,
-                     pool: ProcessPoolExecutor | None = None) -> dict[str, Outcome]:
+                     pool: Pool | None = None) -> dict[str, Outcome]:
     """Step 2: every notebook graded in ``jobs`` local processes (0: one per core; fewer than the machine's
     cores keep all of this to that many; ``pool``: these, already started) or on the Dask cluster of the client
     ``cluster``, and each student recorded here, with one :class:`Recorder`, as soon as all of their
@@ -165,8 +172,9 @@ def autograde(root: Path, assignment: str, settings: Settings, *, student: str |
     (:func:`~reading_maths.grading.remote.checked_workers`). Either way this process records.
 
     For a whole class, the local processes are started first (:func:`~reading_maths.grading.batch.started_pool`):
-    they load the graders and start their sandboxes while this process imports nbgrader, reads its
-    configuration and finds the submissions.
+    they load the graders, start their sandboxes and grade the notebooks where nbgrader's default layout keeps
+    them (:func:`likely_notebooks`) while this process imports nbgrader, reads its configuration and finds the
+    submissions.
     """
     root = Path(root).resolve()
     with contextlib.ExitStack() as running:
@@ -177,6 +185,8 @@ def autograde(root: Path, assignment: str, settings: Settings, *, student: str |
             cluster = running.enter_context(cluster_client(scheduler))
             checked_workers(cluster, settings, root, assignment, on_workers)
         pool = None if scheduler or student else running.enter_context(started_pool(settings, jobs, root, assignment))
+        if pool is not None:  # graded while nbgrader is imported and the submissions found its way
+            pool.grade_ahead(likely_notebooks(root, assignment), settings, root, assignment)
         _, coursedir = open_course(root, assignment)
         submissions = find_submissions(coursedir, assignment, student)
         outcomes = grade_and_record(submissions, settings, root, assignment, jobs=jobs, cluster=cluster,
