@@ -75,7 +75,17 @@ def make_class(where: Path, assignment: str, n: int, *, seed: int = 20240601) ->
     course = course_copy(where, assignment)
     generate(course, assignment)
     write_class(course, assignment, n, seed)
+    measure_reference(course, assignment)
     return course
+
+
+def measure_reference(course: Path, assignment: str) -> None:
+    """The reference solution's grading time measured and kept in the course (``reference-times.json``), as it is in
+    any course after its first grading: timed runs of the class then grade the students' notebooks only."""
+    subprocess.run([str(BIN / "reading-maths"), "grade", str(course / "source" / assignment / f"{assignment}.ipynb")],
+                   cwd=course, env=env_for(course), capture_output=True, check=False)
+    if not (course / "reference-times.json").is_file():
+        raise RuntimeError(f"the reference of {assignment} was not measured in {course}")
 
 
 def clone(course: Path, where: Path, *, stock: bool = False) -> Path:
