@@ -12,8 +12,8 @@ student's process never serves another.
 A starter follows a *prelude* (:meth:`Starter.follow`): the notebook's leading read-only cells, which its fork
 server runs once so that each child is forked after them (see
 :class:`~reading_maths.sandbox.fork_server_client.ForkServer`).  It keeps a fork server for each of the last
-:data:`PRELUDES` preludes it followed (most notebooks of a class share one; one whose cells stand elsewhere gets
-none).
+:data:`PRELUDES` preludes it followed (most notebooks of a class share one; grading gives a notebook whose
+read-only cells stand elsewhere none, :func:`~reading_maths.grading.engine.grade`).
 
 A starter belongs to one grading process and is not thread-safe; :func:`starter` makes it once per
 process (the pool workers of a batch) and stops its children when the process exits.
