@@ -125,8 +125,8 @@ def serial_grade_many(paths, settings, *, root, assignment=None, on_result=None,
 def fork_server_cpu() -> tuple[float, bool]:
     """The fork servers' own CPU (their start and imports; not that of the children they reaped, each counted when
     it was stopped), and whether there was one."""
-    found = [s._fork_server._process for s in child_starter._made.values()
-             if s._fork_server and s._fork_server._process]
+    found = [z._process for s in child_starter._made.values() for z in (s._fork_servers or {}).values()
+             if z._process]
     return sum(tree_cpu([z.pid], reaped=False) for z in found), bool(found)
 
 

@@ -21,7 +21,8 @@ from reading_maths.course import Assignment
 from reading_maths.grading.engine import Settings, grade, sanitize
 from reading_maths.notebook import SOLUTION_MARKERS, grade_id, is_test_cell
 from reading_maths.sandbox.mutant_calls import definition
-from reading_maths.sandbox.rerun import MAX_PRELUDE, WORKERS, SessionTrials, run_fresh
+from reading_maths.sandbox.notebook_run import MAX_PRELUDE
+from reading_maths.sandbox.rerun import WORKERS, SessionTrials, run_fresh
 from reading_maths.sandbox.session import Cell, StudentSession
 from test_sandbox import SANDBOX, needs_isolation, session
 

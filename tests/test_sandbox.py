@@ -308,6 +308,39 @@ def test_a_forked_child_cannot_reach_the_fork_server_or_the_next_child():
         starter.close()
 
 
+@needs_isolation
+def test_each_notebooks_child_is_forked_after_its_own_leading_course_cells():
+    """A starter follows the course's read-only cells a notebook starts with (run once by a fork server, each child
+    forked after them); a notebook whose cells stand elsewhere, or start with none, is served as its own cells say."""
+    from reading_maths.sandbox.child_starter import PRELUDES, Starter
+    from reading_maths.sandbox.notebook_run import course_prelude
+
+    helper = "import os\nDRAWN = os.urandom(8).hex()\n"
+    layouts = {"course's": [Cell(0, "cell 1", helper, trusted=True), Cell(1, "cell 2", "probe = (DRAWN, 1)")],
+               "moved": [Cell(1, "cell 2", helper, trusted=True), Cell(2, "cell 3", "probe = (DRAWN, 2)")],
+               "a student's first": [Cell(0, "cell 1", "x = 3"), Cell(1, "cell 2", helper, trusted=True),
+                                     Cell(2, "cell 3", "probe = (DRAWN, x)")]}
+    starter = Starter(SANDBOX)
+    seen = {}
+    try:
+        for name in ["course's", "moved", "course's", "a student's first", "course's", "moved"]:
+            cells = layouts[name]
+            starter.follow(course_prelude(cells))
+            with StudentSession(cells, ["probe"], SANDBOX, starter=starter) as s:
+                assert s.start_error is None and not s.cell_errors, (s.start_error, s.cell_errors)
+                seen.setdefault(name, []).append((s.env()["probe"], s._child.process.prelude))
+            assert len(starter._fork_servers) <= PRELUDES
+    finally:
+        starter.close()
+    assert {name: [probe[1] for probe, _ in runs] for name, runs in seen.items()} == {
+        "course's": [1, 1, 1], "moved": [2, 2], "a student's first": [3]}, "each notebook's own names"
+    assert [ran for _, ran in seen["course's"]] == [course_prelude(layouts["course's"])] * 3
+    assert seen["a student's first"][0][1] == (), "a student's cell first: its child runs every cell itself"
+    course, moved = {probe[0] for probe, _ in seen["course's"]}, [probe[0] for probe, _ in seen["moved"]]
+    assert len(course) == 1, "the course's cells ran once, in the fork server, for all three"
+    assert len(set(moved)) == 2 and not course & set(moved), "evicted by a third prelude, then started again"
+
+
 def test_a_childs_preloaded_modules_are_the_notebooks_own_imports():
     from reading_maths.course import Assignment
 

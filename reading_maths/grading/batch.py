@@ -20,7 +20,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from reading_maths.course import Assignment
 from reading_maths.course import assignment as course_assignment
 from reading_maths.grading.budget import budget_for
-from reading_maths.grading.engine import NotGradable, Settings, grade
+from reading_maths.grading.engine import NotGradable, Settings, assignment_prelude, grade
 from reading_maths.results import GradeResult, QuestionResult
 from reading_maths.sandbox.child_starter import starter
 
@@ -93,7 +93,7 @@ def warm_up(settings: Settings, root: Path, assignment: str | None, measuring: L
         return
     try:
         if settings.ahead and settings.sandbox.isolated:
-            starter(settings.sandbox, known.imports).prepare()
+            starter(settings.sandbox, known.imports, prelude=assignment_prelude(known)).prepare()
         held = measuring is not None and measuring.acquire(timeout=MEASURING_WAIT)
         try:
             budget_for(known, settings)

@@ -21,7 +21,8 @@ from reading_maths.grading.budget import FLOOR, MULTIPLE, budget_for
 from reading_maths.grading.causes import Notebook, explain
 from reading_maths.notebook import NotANotebook, grade_id, is_test_cell, nbgrader_meta, read_notebook
 from reading_maths.results import GradeResult
-from reading_maths.sandbox.child_starter import starter
+from reading_maths.sandbox.child_starter import Prelude, starter
+from reading_maths.sandbox.notebook_run import course_prelude
 from reading_maths.sandbox.process import Sandbox
 from reading_maths.sandbox.session import Cell, StudentSession
 
@@ -123,6 +124,14 @@ def own_text_cells(nb, assignment: Assignment) -> list[tuple[int, str, str]]:
             if isinstance(c, dict) and c.get("cell_type") in ("markdown", "raw") and _text(c) not in prompts]
 
 
+def assignment_prelude(assignment: Assignment) -> Prelude:
+    """The read-only cells the assignment's own notebook starts with, before its first question: those most of its
+    notebooks start with, whose children a fork server forks after them (:func:`course_prelude`)."""
+    cells, _ = sanitize(assignment.source, assignment)
+    first = grade_cell_places(assignment.source).get(assignment.questions[0]) if assignment.questions else None
+    return course_prelude(cells, first)
+
+
 def grade(nb_path: Path, settings: Settings, root: Path, assignment: Assignment | None = None,
           shown: str | None = None, nb=None) -> GradeResult:
     """Grade one notebook of ``assignment`` (None: recognised from its cells): every step above, then the
@@ -136,7 +145,11 @@ def grade(nb_path: Path, settings: Settings, root: Path, assignment: Assignment 
     places = grade_cell_places(nb)
     upto = [places.get(g.question) for g in graders]
     budget = budget_for(assignment, settings)
-    ahead = starter(settings.sandbox, assignment.imports) if settings.ahead and settings.sandbox.isolated else None
+    ahead = None
+    if settings.ahead and settings.sandbox.isolated:  # children forked after the course's leading cells, where they
+        prelude = course_prelude(cells, upto[0] if upto else None)  # stand as in the assignment's own notebook
+        shared = prelude if prelude == assignment_prelude(assignment) else ()
+        ahead = starter(settings.sandbox, assignment.imports, prelude=shared)
     session = StudentSession(cells, names, settings.sandbox, settings.cell_timeout, settings.call_timeout,
                              upto=upto[0] if upto else None, budget=budget, starter=ahead,
                              preload=assignment.imports, public_run=True)

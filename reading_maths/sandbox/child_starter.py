@@ -9,6 +9,12 @@ the one waiting and the one dying never share a uid.  Each child is still new fo
 run no student code before it is handed one, and it is killed once that notebook is graded, so one
 student's process never serves another.
 
+A starter follows a *prelude* (:meth:`Starter.follow`): the notebook's leading read-only cells, which its fork
+server runs once so that each child is forked after them (see
+:class:`~reading_maths.sandbox.fork_server_client.ForkServer`).  It keeps a fork server for each of the last
+:data:`PRELUDES` preludes it followed (most notebooks of a class share one; grading gives a notebook whose
+read-only cells stand elsewhere none, :func:`~reading_maths.grading.engine.grade`).
+
 A starter belongs to one grading process and is not thread-safe; :func:`starter` makes it once per
 process (the pool workers of a batch) and stops its children when the process exits.
 """
@@ -29,6 +35,8 @@ from reading_maths.sandbox.process import SLOTS, Sandbox
 from reading_maths.sandbox.stopping import Dying, stop
 
 Started = tuple["subprocess.Popen | Forked", "Cgroup | None"]
+Prelude = tuple[tuple[int, str], ...]
+"""cells ``(index, code)`` of the course's that a fork server runs before it forks children"""
 log = logging.getLogger(__name__)
 
 
@@ -37,38 +45,58 @@ class Starter:
     child handed out last runs)."""
 
     def __init__(self, sandbox: Sandbox, preload: tuple[str, ...] = (), slots: range = range(SLOTS),
-                 prelude: tuple[tuple[int, str], ...] = ()):
+                 prelude: Prelude = ()):
         if not sandbox.isolated:
             raise ValueError("children are started ahead only in the full sandbox (the plain one needs a scratch "
                              "folder per notebook)")
         self.sandbox, self.preload = sandbox, preload
-        self._fork_server: ForkServer | None = ForkServer(sandbox, preload, prelude)
+        self.prelude = prelude
+        """the cells ``(index, code)`` the children handed out from now on are forked after (:meth:`follow`)"""
+        self._fork_servers: dict[Prelude, ForkServer] | None = {}
+        """a fork server per prelude, the most recently used last (None: none starts here)"""
         self._slots = itertools.cycle(slots)
-        self._ready: Future[tuple[int, Started]] | None = None
+        self._ready: Future[tuple[int, Started, Prelude]] | None = None
         self._slot_of: dict[int, int] = {}
         self._dying: dict[int, Dying] = {}
         self._ahead = ThreadPoolExecutor(1, thread_name_prefix="child-ahead")
         """the only thread that asks the fork server for children (it lives as long as this starter: a child that
         bubblewrap starts dies with the thread that started it)"""
 
-    def _spawn(self) -> Future[tuple[int, Started]]:
+    def follow(self, prelude: Prelude) -> None:
+        """Hand out children forked after ``prelude`` from now on (a child started ahead after other cells is
+        stopped when it is taken)."""
+        self.prelude = prelude
+
+    def _spawn(self) -> Future[tuple[int, Started, Prelude]]:
         """The next child, started by the starter's own thread: its slot's last child gone, forked, in its cgroup."""
         slot = next(self._slots)
-        return self._ahead.submit(self._start, slot, self._dying.pop(slot, None))
+        return self._ahead.submit(self._start, slot, self._dying.pop(slot, None), self.prelude)
 
-    def _start(self, slot: int, dying: Dying | None) -> tuple[int, Started]:
+    def _fork_server(self, servers: dict[Prelude, ForkServer], prelude: Prelude) -> ForkServer:
+        """The fork server of ``prelude`` among ``servers`` (started when it forks its first child), the oldest
+        beyond :data:`PRELUDES` closed."""
+        servers[prelude] = servers.pop(prelude, None) or ForkServer(self.sandbox, self.preload, prelude)
+        for old in list(servers)[:-PRELUDES]:
+            servers.pop(old).close()
+        return servers[prelude]
+
+    def _start(self, slot: int, dying: Dying | None, prelude: Prelude) -> tuple[int, Started, Prelude]:
         if dying is not None:  # its last child was stopped two notebooks ago: normally long gone
             dying.wait()
-        if self._fork_server is not None:
+        if self._fork_servers is not None:
             try:
-                forked, group = self._fork_server.fork(slot)
+                forked, group = self._fork_server(self._fork_servers, prelude).fork(slot)
                 forked.wait_moved()  # in its cgroup before the notebook's code arrives
-                return slot, (forked, group)
+                return slot, (forked, group), prelude
             except NoForkServer as exc:  # no fork server here: bubblewrap starts each child, as it does elsewhere
                 log.warning("children are started one by one (%s)", exc)
-                self._fork_server.close()
-                self._fork_server = None
-        return slot, self.sandbox.spawn(None, slot, self.preload)
+                self._close_fork_servers()
+                self._fork_servers = None
+        return slot, self.sandbox.spawn(None, slot, self.preload), prelude
+
+    def _close_fork_servers(self) -> None:
+        for server in (self._fork_servers or {}).values():
+            server.close()
 
     def prepare(self) -> None:
         """Start the fork server and the first notebook's child now, before any notebook is asked for (a worker
@@ -77,12 +105,12 @@ class Starter:
             self._ready = self._spawn()
 
     def take(self) -> Started:
-        """A child that has run nothing yet (started ahead when it is still alive, else now); the next one is
-        being started when this returns."""
+        """A child that has run nothing yet but the prelude followed (when its fork server ran it), started ahead
+        when it is still alive and for that prelude, else now; the next one is being started when this returns."""
         ahead, self._ready = self._ready, None
         ready = ahead.result() if ahead is not None else None
-        if ready is not None and ready[1][0].poll() is not None:  # it died waiting: start another
-            self._leave(ready[0], stop(*ready[1]))
+        if ready is not None and (ready[1][0].poll() is not None or ready[2] != self.prelude):
+            self._leave(ready[0], stop(*ready[1]))  # it died waiting, or was started for other cells: another
             ready = None
         if ready is None:
             ready = self._spawn().result()
@@ -113,14 +141,13 @@ class Starter:
         for dying in self._dying.values():
             dying.wait(grace)
         self._dying.clear()
-        if self._fork_server is not None:
-            self._fork_server.close()
+        self._close_fork_servers()
         self._ahead.shutdown(wait=False)
 
 
-_made: dict[tuple[int, Sandbox, tuple[str, ...], range, tuple[tuple[int, str], ...]], Starter] = {}
+_made: dict[tuple[int, Sandbox, tuple[str, ...], range], Starter] = {}
 PRELUDES = 2
-"""Starters kept for the same slots with different preludes (the notebooks of a class mostly share one)."""
+"""Fork servers a starter keeps for different preludes (the notebooks of a class mostly share one)."""
 _making = threading.Lock()
 
 
@@ -133,20 +160,16 @@ os.register_at_fork(after_in_child=_fresh_lock)
 
 
 def starter(sandbox: Sandbox, preload: tuple[str, ...], slots: range = range(SLOTS),
-            prelude: tuple[tuple[int, str], ...] = ()) -> Starter:
-    """This process's starter for ``sandbox`` and ``slots`` (a forked process makes its own), its children forked
-    after ``prelude`` (see :class:`~reading_maths.sandbox.fork_server_client.ForkServer`); its children are stopped
-    when the process exits (a pool worker's exit included), or when it is the oldest of more than :data:`PRELUDES`
-    for the same slots."""
-    key = (os.getpid(), sandbox, preload, slots, prelude)
+            prelude: Prelude | None = None) -> Starter:
+    """This process's starter for ``sandbox`` and ``slots`` (a forked process makes its own), following ``prelude``
+    from now on when one is given (:meth:`Starter.follow`; () for none); its children are stopped when the process
+    exits (a pool worker's exit included)."""
+    key = (os.getpid(), sandbox, preload, slots)
     with _making:  # the trial workers ask for theirs at once
-        if key in _made:
-            _made[key] = made = _made.pop(key)  # the most recently used last
-            return made
-        _made[key] = made = Starter(sandbox, preload, slots, prelude)
-        multiprocessing.util.Finalize(made, made.close, exitpriority=10)
-        same = [k for k in _made if k[:4] == key[:4]]
-        evicted = [_made.pop(old) for old in same[:-PRELUDES]]
-    for old in evicted:
-        old.close()
+        if key not in _made:
+            _made[key] = Starter(sandbox, preload, slots)
+            multiprocessing.util.Finalize(_made[key], _made[key].close, exitpriority=10)
+        made = _made[key]
+    if prelude is not None:
+        made.follow(prelude)
     return made

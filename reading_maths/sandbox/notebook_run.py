@@ -8,19 +8,24 @@ skipped on a restart, so it costs only the questions that need what it defines.
 
 from __future__ import annotations
 
+import itertools
+import json
 import time
 from dataclasses import dataclass, field
 from typing import Any, Self
 
 from reading_maths.cells import to_python
 from reading_maths.sandbox.channel import ChildGone, ChildPipes
-from reading_maths.sandbox.child_starter import Starter
+from reading_maths.sandbox.child_starter import Prelude, Starter
 from reading_maths.sandbox.process import Sandbox, remove_scratch
 from reading_maths.sandbox.stopping import kill
 
 MAX_RESTARTS = 8
 DEFAULT_BUDGET = 300.0
 """Seconds a notebook's whole grading may take (its cells and every call of every question together)."""
+MAX_PRELUDE = 64_000
+"""Characters of a fork server's prelude (as JSON: it goes to the fork server on its command line, whose arguments
+the kernel takes up to 128 KiB each)."""
 
 
 @dataclass
@@ -38,6 +43,15 @@ class Cell:
 
     def __post_init__(self) -> None:
         self.code = self.code or to_python(self.source)
+
+
+def course_prelude(cells: list[Cell], upto: int | None = None) -> Prelude:
+    """The leading read-only cells of ``cells`` (the course's code, never a student's) before notebook position
+    ``upto``, as many as :data:`MAX_PRELUDE` holds: what a fork server may run once for all the children it forks
+    (:meth:`~reading_maths.sandbox.child_starter.Starter.follow`)."""
+    lead = list(itertools.takewhile(lambda c: c.trusted and (upto is None or c.index < upto), cells))
+    sizes = itertools.accumulate(len(json.dumps(c.code)) for c in lead)
+    return tuple((c.index, c.code) for c, size in zip(lead, sizes, strict=True) if size <= MAX_PRELUDE)
 
 
 @dataclass

@@ -46,6 +46,7 @@ from reading_maths.sandbox.fork_server_client import LifelongThreads
 from reading_maths.sandbox.inside import wire
 from reading_maths.sandbox.limited_eval import read_fork_reply
 from reading_maths.sandbox.mutant_calls import Remote, function_lines, replace_function
+from reading_maths.sandbox.notebook_run import course_prelude
 from reading_maths.sandbox.process import SLOTS
 from reading_maths.sandbox.session import Cell, StudentSession
 
@@ -53,9 +54,6 @@ Outcome = tuple[str, Any]
 WORKERS = 2
 """Trials run at once (each worker has its own fork server and uids; each starts its next child while one runs)."""
 MAX_REPLY = 64 << 20
-MAX_PRELUDE = 64_000
-"""Characters of the trials' prelude (as JSON: it goes to the fork server on its command line, whose arguments
-the kernel takes up to 128 KiB each)."""
 _workers: queue.SimpleQueue[int] = queue.SimpleQueue()
 for _number in range(WORKERS):
     _workers.put(_number)
@@ -95,11 +93,9 @@ class SessionTrials:
         self.session, self.calls = session, calls
         self.cell, self.line, self.function = session.locate(name)
         self.cells = session.due()
-        lead = list(itertools.takewhile(lambda c: c.trusted and c.index != self.cell.index, self.cells))
-        sizes = itertools.accumulate(len(json.dumps(c.code)) for c in lead)
-        self.prelude = tuple((c.index, c.code) for c, size in zip(lead, sizes, strict=True) if size <= MAX_PRELUDE)
-        """the notebook's leading read-only cells (the course's code), as many as :data:`MAX_PRELUDE` holds: run once
-        by the fork server the trials are forked from, never again in a trial"""
+        self.prelude = course_prelude(list(itertools.takewhile(lambda c: c.index != self.cell.index, self.cells)))
+        """the notebook's leading read-only cells (the course's code) before the edited one: run once by the fork
+        server the trials are forked from, never again in a trial"""
 
     def run(self, replacement: str, limit: float) -> list[Outcome]:
         session = self.session

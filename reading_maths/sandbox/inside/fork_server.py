@@ -2,7 +2,7 @@
 
 Starting a child is mostly Python and NumPy starting (about 60 ms of CPU each time).  A fork server does
 that once: it runs in its own bubblewrap sandbox, as the child would (the same read-only view, no
-network), imports the child's runtime and the notebook's modules, and, when the trusted side gives it a
+network), imports the child's runtime, NumPy and the notebook's modules, and, when the trusted side gives it a
 *prelude*, runs the notebook's leading read-only cells (the course's own code, restored from the source notebook,
 never a student's) in the namespace every child then starts from: the warm snapshot that mutation testing's fresh
 trials (:mod:`reading_maths.sandbox.rerun`) fork from, so that no trial runs them again.  Then, for each request
