@@ -3,10 +3,9 @@
 A sandboxed child is killed through its PID namespace and reaped inside its sandbox (the fork server's or
 bubblewrap's), and the fork server's own sandbox dies the same way: none of it is ever reaped by a process of the
 command, so the command's ``RUSAGE_CHILDREN`` holds none of their CPU. :func:`counting` reads it from ``/proc``
-instead, just before each child is stopped (its processes' user and system time, and that of the processes they
-reaped) and just before each fork server is closed (its processes' own time: the children it reaped are counted
-already), in this process and every process forked from it after the call (the pool's workers), into one shared
-total.
+instead, just before each child is stopped (its processes' CPU time, and that of the processes they reaped) and
+just before each fork server is closed (its processes' own time: the children it reaped are counted already), in
+this process and every process forked from it after the call (the pool's workers), into one shared total.
 """
 
 from __future__ import annotations
@@ -15,6 +14,7 @@ import functools
 import multiprocessing
 import os
 from multiprocessing.sharedctypes import Synchronized
+from pathlib import Path
 
 from reading_maths.sandbox import stopping
 
@@ -22,8 +22,12 @@ TICK = os.sysconf("SC_CLK_TCK")
 
 
 def tree_cpu(pids: list[int], reaped: bool = True) -> float:
-    """User and system seconds of these processes and of every process under them, while they live; ``reaped``:
-    with those of the processes they have reaped."""
+    """CPU seconds of these processes and of every process under them, while they live; ``reaped``: with those of
+    the processes they have reaped.
+
+    A process's own time is the sum of its threads' run time in nanoseconds (``/proc/PID/task/*/schedstat``): the
+    user and system times of ``/proc/PID/stat`` are whole clock ticks (10 ms), and a sandboxed child of a few
+    milliseconds would count as none. What it reaped is known only in ticks (``cutime``, ``cstime``)."""
     total, seen, pids = 0.0, set(), list(pids)
     while pids:
         pid = pids.pop()
@@ -35,9 +39,19 @@ def tree_cpu(pids: list[int], reaped: bool = True) -> float:
                 fields = fh.read().rsplit(")", 1)[1].split()
         except OSError:
             continue
-        total += sum(int(f) for f in fields[11:15 if reaped else 13]) / TICK  # utime, stime(, cutime, cstime)
+        total += _run_time(pid, fields) + (sum(int(f) for f in fields[13:15]) / TICK if reaped else 0.0)
         pids += stopping._children(pid)
     return total
+
+
+def _run_time(pid: int, fields: list[str]) -> float:
+    """A process's own CPU seconds: its threads' nanoseconds, or its ``stat`` ticks (``utime``, ``stime``) where the
+    kernel keeps no ``schedstat``."""
+    try:
+        return sum(int(Path(f"/proc/{pid}/task/{task}/schedstat").read_text().split()[0])
+                   for task in os.listdir(f"/proc/{pid}/task")) / 1e9
+    except (OSError, ValueError):
+        return sum(int(f) for f in fields[11:13]) / TICK
 
 
 def counting() -> Synchronized:
