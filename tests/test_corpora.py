@@ -4,15 +4,21 @@ The grader files run in this process on plain Python objects (the pytest driver)
 engine runs the same files on proxies, see test_engine.py.
 """
 
+import hashlib
 import runpy
+import shutil
+import warnings
 from functools import cache
+from pathlib import Path
 
+import numpy as np
 import pytest
 
 from classroom.corpus import read_corpus
 from conftest import ROOT, grade_in_process
 from reading_maths.course import Assignment
 from reading_maths.kit import Question, reference
+from reading_maths.kit.reference import keep_secret
 
 CORPORA = sorted((ROOT / "tests" / "corpora").glob("*/*.py"))
 
@@ -122,3 +128,50 @@ def _never_contradicts_itself(result, assignment: str, question: str) -> None:
     broken = {p for p in _explanations(assignment, question) if any(p in m for m in failed)}
     named = set(result.mistakes) & _diagnosed(assignment, question)
     assert len(named) <= 1 and not (named and broken) and len(broken) <= 1, (named, broken)
+
+
+OTHER_SECRETS = (
+    bytes.fromhex("0e3982e2ba195fc47362bb049108b612ede02b7283d12faf509a049f288bc4a1"),
+    hashlib.sha256(b"reading-maths: another course").digest(),
+    hashlib.sha256(b"reading-maths: a third course").digest(),
+)
+"""Course secrets other than this checkout's. Hidden inputs are drawn from a course's secret, so each course grades
+on other numbers; every answer must be classified the same on all of them. Under the first, ``softmax``'s drawn
+rows let single precision through (a wrong answer with full marks) until a fixed row was added."""
+
+
+@pytest.fixture(scope="module")
+def other_courses(tmp_path_factory) -> list[Path]:
+    """Copies of the course's graders and sources, one per :data:`OTHER_SECRETS`."""
+    roots = []
+    for number, secret in enumerate(OTHER_SECRETS):
+        root = tmp_path_factory.mktemp(f"secret{number}")
+        for name in ("graders", "source"):
+            shutil.copytree(ROOT / name, root / name)
+        keep_secret(root, secret)
+        roots.append(root)
+    return roots
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", [p for p in CORPORA if not f"{p.parent.name}/{p.stem}".startswith(SWEPT_IN_MAKE_TEST)],
+                         ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_every_answer_is_classified_alike_under_other_course_secrets(path, other_courses):
+    """Right answers keep full marks, and wrong ones and catalogued mistakes lose points, whatever the secret."""
+    assignment, question = path.parent.name, path.stem
+    corpus = read_corpus(path)
+    misjudged = []
+    for root in other_courses:
+        grader = Assignment(assignment, root).grader(question)
+        answers = [(True, name, env) for name, env in corpus.get("RIGHT", {}).items()]
+        answers += [(False, name, env) for name, (env, _) in corpus.get("WRONG", {}).items()]
+        if len(grader.names) == 1:
+            answers += [(False, m.name, {grader.names[0]: m.impl}) for m in grader.mistakes if callable(m.impl)]
+        for right, name, env in answers:
+            with warnings.catch_warnings(), np.errstate(all="ignore"):
+                warnings.simplefilter("ignore")
+                result = grader.run(env)
+            if (result.score == result.max_score) != right:
+                misjudged.append(f"{'right' if right else 'wrong'} {name}: {result.score}/{result.max_score} "
+                                 f"under secret {other_courses.index(root)}")
+    assert not misjudged, misjudged

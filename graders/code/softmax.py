@@ -298,6 +298,8 @@ def batch_of_two_rows(softmax):
 @test_case(name="huge_logits", points=1, hidden=True)
 def huge_logits(softmax):
     q.check(softmax, np.array([[1000.0, 998.5, 1003.0, 990.0]]), label="a hidden row of huge logits")
+    # fixed, not drawn: single precision is 25 times the tolerance off here, whatever the course's secret
+    q.check(softmax, np.array([[1000.1, 998.7, 1003.3, 990.2]]), label="a hidden row of huge logits with decimals")
 
 
 @test_case(name="rows_of_different_scale", points=2, hidden=True)
