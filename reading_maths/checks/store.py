@@ -91,9 +91,14 @@ MAX_QUESTIONS = 50
 """Questions kept of those a request names."""
 
 
+_KEPT = frozenset((bool, int, float))
+
+
 def bounded(value):
     """``value`` (plain JSON data) with every string cut to :data:`MAX_TEXT` characters and every list of strings
     to :data:`MAX_LINES` items, the last saying how many more there were."""
+    if value is None or type(value) in _KEPT:  # most of a result: numbers and flags, kept as they are
+        return value
     if isinstance(value, str):
         return value if len(value) <= MAX_TEXT else value[:MAX_TEXT - 1] + "…"
     if isinstance(value, dict):

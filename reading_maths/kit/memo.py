@@ -27,6 +27,11 @@ def fingerprint(value: Any) -> Hashable | None:
     ``None`` when the input holds something without one (an arbitrary callable or object): such
     inputs are not remembered.
     """
+    if type(value) is float:  # the commonest first (np.float64, a float too, is told apart below)
+        return ("float", value.hex())
+    if isinstance(value, (list, tuple)):
+        items = tuple(map(fingerprint, value))
+        return None if None in items else (type(value).__name__, items)
     if isinstance(value, np.ndarray):
         if value.dtype.hasobject:
             return None
@@ -37,9 +42,6 @@ def fingerprint(value: Any) -> Hashable | None:
         return ("float", value.hex())  # -0.0 and 0.0 are different inputs
     if value is None or isinstance(value, (bool, int, str, bytes)):
         return (type(value).__name__, value)
-    if isinstance(value, (list, tuple)):
-        items = tuple(fingerprint(v) for v in value)
-        return None if any(i is None for i in items) else (type(value).__name__, items)
     if isinstance(value, dict):
         pairs = tuple((fingerprint(k), fingerprint(v)) for k, v in value.items())
         return None if any(k is None or v is None for k, v in pairs) else ("dict", pairs)

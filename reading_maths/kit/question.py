@@ -198,15 +198,14 @@ class Question:
         self._require_callable(student)
         key = fingerprint((args, kwargs))  # the input's, once for the reference and every mistake tried on it
         expected = self._outputs_of(None, args, kwargs, key)
-        given = _copy_args(args)
-        original = _copy_args(args)
+        given = _copy_args(args)  # what the call may change; ``args`` stay as they were, to compare with
         try:
             with public_inputs(public):
                 actual_raw = self._call(student, given, kwargs, where)
         except _Raised as raised:
             self._fail_raised(student, raised, args, kwargs, where, public, key)
         actual = self._numbers(actual_raw, where)
-        kind, problem = self._compare(actual, expected, public) or self._mutation(given, original) or (None, None)
+        kind, problem = self._compare(actual, expected, public) or self._mutation(given, args) or (None, None)
         if problem is None:
             return
         detail = next((p for p in SHAPE_PHRASES if kind == "wrong-shape" and problem.endswith(p)), None)

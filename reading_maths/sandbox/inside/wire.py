@@ -111,11 +111,23 @@ def _array(value: Any) -> dict:
     return {"__nd__": [code, list(arr.shape), base64.b64encode(arr.tobytes(order="C")).decode("ascii")]}
 
 
+def _array_or_unencodable(value: Any) -> dict:
+    try:
+        return _array(value)
+    except Exception as exc:  # noqa: BLE001 - an object array or a strange class: not numbers
+        return {"__unencodable__": COMPLEX if str(exc) == "complex" else type(value).__name__}
+
+
 def encode(value: Any, callbacks: list | None = None, depth: int = 0) -> Any:
     """Turn a value into wire data; functions become callbacks when ``callbacks`` collects them."""
     if depth > MAX_DEPTH:
         return {"__unencodable__": "nesting too deep"}
+    kind = type(value)
+    if kind is float or kind is int or kind is str:  # the commonest, by exact type: what the checks below make of them
+        return value
     np = sys.modules.get("numpy")  # not imported yet: no value here can be one of its types
+    if np is not None and kind is np.ndarray:
+        return _array_or_unencodable(value)
     if value is None or isinstance(value, bool) or (np is not None and isinstance(value, np.bool_)):
         return None if value is None else bool(value)
     if isinstance(value, str):
@@ -127,10 +139,7 @@ def encode(value: Any, callbacks: list | None = None, depth: int = 0) -> Any:
     if isinstance(value, numbers.Complex):
         return {"__unencodable__": COMPLEX}
     if (np is not None and isinstance(value, np.ndarray)) or (hasattr(value, "__array__") and not callable(value)):
-        try:
-            return _array(value)
-        except Exception as exc:  # noqa: BLE001 - an object array or a strange class: not numbers
-            return {"__unencodable__": COMPLEX if str(exc) == "complex" else type(value).__name__}
+        return _array_or_unencodable(value)
     if isinstance(value, (list, tuple, set, frozenset)):
         items = [encode(v, callbacks, depth + 1) for v in list(value)]
         if isinstance(value, list):
