@@ -36,6 +36,7 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from types import SimpleNamespace
 from typing import Any
 
@@ -169,22 +170,30 @@ NewRows = tuple[str, dict[str, tuple[str, None]], dict[str, tuple[str, None]]]
 score)`` (no manual score yet), as :func:`reading_maths.nbgrader.steps.rows_by_cell` reads them."""
 
 
+@dataclass
+class _Known:
+    """What a batch reads once, and the rows it has just added for the student being recorded."""
+
+    definitions: dict[tuple[str, str], _Definition] = field(default_factory=dict)
+    layouts: dict[str, Layout] = field(default_factory=dict)
+    assignments: dict[str, Assignment] = field(default_factory=dict)
+    added: dict[tuple[str, str, str], NewRows] = field(default_factory=dict)
+    """:meth:`_Handle.added_rows`: cleared at each student"""
+
+
 class _Handle:
     """What ``Gradebook(...)`` returns inside the batch: the shared gradebook, which ``with`` leaves open, and
     whose lookups of the assignment's definition (which recording never changes) are read once per batch."""
 
-    def __init__(self, gradebook: Gradebook, definitions: dict[tuple[str, str], _Definition],
-                 layouts: dict[str, Layout], added: dict[tuple[str, str, str], NewRows]):
+    def __init__(self, gradebook: Gradebook, known: _Known):
         self._gradebook = gradebook
-        self._definitions = definitions
-        self._layouts = layouts
-        self._added = added
+        self._known = known
 
     def _definition(self, notebook: str, assignment: str) -> _Definition:
         key = (notebook, assignment)
-        if key not in self._definitions:
-            self._definitions[key] = _Definition(self._gradebook.find_notebook(notebook, assignment))
-        return self._definitions[key]
+        if key not in self._known.definitions:
+            self._known.definitions[key] = _Definition(self._gradebook.find_notebook(notebook, assignment))
+        return self._known.definitions[key]
 
     def find_notebook(self, name: str, assignment: str) -> SimpleNamespace:
         return self._definition(name, assignment).notebook
@@ -201,6 +210,12 @@ class _Handle:
         except KeyError:
             raise MissingEntry(f"No such graded cell: {assignment}/{notebook}/{name}") from None
 
+    def find_assignment(self, name: str) -> Assignment:
+        """nbgrader's, read once per batch (recording never changes an assignment's row)."""
+        if name not in self._known.assignments:
+            self._known.assignments[name] = self._gradebook.find_assignment(name)
+        return self._known.assignments[name]
+
     def add_submission(self, assignment: str, student: str, **kwargs: Any) -> Any:
         """nbgrader's ``add_submission``: the same rows (the submission, and a row per notebook, grade and comment
         of the assignment, every column nbgrader leaves to its defaults), written in four statements rather than
@@ -209,17 +224,17 @@ class _Handle:
             return self._gradebook.add_submission(assignment, student, **kwargs)
         if "timestamp" in kwargs:
             kwargs["timestamp"] = nbutils.parse_utc(kwargs["timestamp"])
-        found = self._gradebook.find_assignment(assignment)
-        if assignment not in self._layouts:
-            self._layouts[assignment] = _layout(found)
+        found = self.find_assignment(assignment)
+        if assignment not in self._known.layouts:
+            self._known.layouts[assignment] = _layout(found)
         submission = {"id": new_uuid(), "assignment_id": found.id,
                       "student_id": self._gradebook.find_student(student).id, **kwargs}
         notebooks, grades, comments = [], [], []
-        for notebook_id, name, graded, commented in self._layouts[assignment]:
+        for notebook_id, name, graded, commented in self._known.layouts[assignment]:
             notebooks.append({"id": new_uuid(), "assignment_id": submission["id"], "notebook_id": notebook_id})
             new = [{"id": new_uuid(), "cell_id": cell, "notebook_id": notebooks[-1]["id"]} for cell, _ in graded]
             said = [{"id": new_uuid(), "cell_id": cell, "notebook_id": notebooks[-1]["id"]} for cell, _ in commented]
-            self._added[(name, assignment, student)] = (
+            self._known.added[(name, assignment, student)] = (
                 notebooks[-1]["id"], {cell: (row["id"], None) for (_, cell), row in zip(graded, new, strict=True)},
                 {cell: (row["id"], None) for (_, cell), row in zip(commented, said, strict=True)})
             grades += new
@@ -234,7 +249,7 @@ class _Handle:
 
     def added_rows(self, notebook: str, assignment: str, student: str) -> NewRows | None:
         """The rows of a submitted notebook :meth:`add_submission` added for the student being recorded, if it did."""
-        return self._added.get((notebook, assignment, student))
+        return self._known.added.get((notebook, assignment, student))
 
     def update_or_create_submission(self, assignment: str, student: str, **kwargs: Any) -> Any:
         """nbgrader's, with a new submission made by :meth:`add_submission`."""
@@ -283,10 +298,7 @@ class BatchGradebook:
         self._courses = {course_id}
         self._since: float | None = None
         """when the first student not yet committed was recorded"""
-        self._definitions: dict[tuple[str, str], _Definition] = {}
-        self._layouts: dict[str, Layout] = {}
-        self._added: dict[tuple[str, str, str], NewRows] = {}
-        """the rows added for the student being recorded (:meth:`_Handle.added_rows`)"""
+        self._known = _Known()
 
     def open(self, db_url: str, course_id: str = "default_course", authenticator: Any = None) -> Any:
         """Stands in for ``Gradebook(db_url, course_id)`` in nbgrader's modules: this batch's session."""
@@ -295,7 +307,7 @@ class BatchGradebook:
         if course_id not in self._courses:
             self.gradebook.check_course(course_id)  # nbgrader's own open creates the course row if missing
             self._courses.add(course_id)
-        return _Handle(self.gradebook, self._definitions, self._layouts, self._added)
+        return _Handle(self.gradebook, self._known)
 
     def commit(self) -> None:
         """Commit everything recorded since the last commit (one ``fsync``)."""
@@ -313,7 +325,7 @@ class BatchGradebook:
         :meth:`_Savepoint.undo` what was written so far. Committed with the others at most :data:`COMMIT_AFTER`
         seconds after the first of them (so a class is a few transactions, not one per student)."""
         savepoint = _Savepoint(self._session)
-        self._added.clear()
+        self._known.added.clear()
         try:
             yield savepoint
         except BaseException:
