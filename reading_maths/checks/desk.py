@@ -58,7 +58,7 @@ from reading_maths.course import assignment as course_assignment
 from reading_maths.course import assignments, recognise
 from reading_maths.grading.batch import WORKER_NICENESS, grade_one
 from reading_maths.grading.budget import TIMES_FILE, expected_budget
-from reading_maths.grading.engine import Settings
+from reading_maths.grading.engine import Settings, assignment_prelude
 from reading_maths.notebook import MAX_PARTS
 from reading_maths.results import GradeResult
 from reading_maths.sandbox.child_starter import starter
@@ -223,10 +223,12 @@ def weighing_less(settings: Settings, root: Path, assignment: str) -> Iterator[N
 
 
 def _warm(sandbox, root: Path) -> None:
-    """A worker's start: lower priority, then each assignment's fork server started with a child ready."""
+    """A worker's start: lower priority, then each assignment's fork server started with a child ready, after the
+    read-only cells its notebooks start with (:func:`~reading_maths.grading.engine.assignment_prelude`), as a
+    check's grading asks for it."""
     os.nice(WORKER_NICENESS)
-    for imports in dict.fromkeys(a.imports for a in assignments(root)):
-        ready = starter(sandbox, imports)
+    for assignment in assignments(root):
+        ready = starter(sandbox, assignment.imports, prelude=assignment_prelude(assignment))
         ready.retire(*ready.take())
 
 
