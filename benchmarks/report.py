@@ -14,7 +14,10 @@ TARGET_AT = 100
 """the class size the targets are set at"""
 
 CHILDREN = "sandboxed children (their own CPU: set-up, student cells, calls)"
+FORKED = "processes the grader forks for itself (formula checks under limits)"
+"""the profile's row for the processes it forked and reaped itself, outside its own ``process_time``"""
 GROUPS = (("sandboxed children", ("sandboxed",)),
+          ("formula checks' forked processes", ("processes the grader forks",)),
           ("fork server (once per worker)", ("fork server",)),
           ("trusted side: reading, sanitizing, talking to the child, comparing", ("trusted:",)),
           ("recording: nbgrader's converter and gradebook", ("recording:", "gradebook:")),
@@ -24,11 +27,12 @@ GROUPS = (("sandboxed children", ("sandboxed",)),
 def buckets(p: dict) -> list[tuple[str, float]]:
     """CPU seconds per step of one profiled batch (each step's own, nested steps subtracted), in pipeline order."""
     steps = p["steps"]
-    mine = sum(v for k, v in steps.items() if k != CHILDREN)
+    mine = sum(v for k, v in steps.items() if k not in (CHILDREN, FORKED))
     return [("imports: reading-maths, nbgrader, NumPy, Otter (this process, once)", p["imports"]),
             *((k, v) for k, v in steps.items() if k.startswith("set-up:")),
             ("fork server: Python, NumPy and the notebook's imports (once)", p["fork_server_cpu"]),
             (CHILDREN, steps.get(CHILDREN, 0.0)),
+            *([(FORKED, steps[FORKED])] if steps.get(FORKED) else []),
             *sorted(((k, v) for k, v in steps.items() if k.startswith(("trusted:", "recording:", "gradebook:"))),
                     key=lambda kv: (kv[0].split(":")[0] != "trusted", -kv[1])),
             ("not attributed (loops, logging, the pool's stand-in)", max(0.0, p["cpu"] - mine))]
