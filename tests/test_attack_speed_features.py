@@ -271,7 +271,11 @@ class _F64(np.float64):
 
 
 def _round_trip(value):
-    return wire.decode(wire.parse(wire.frame({"v": wire.encode(value)})[4:])["v"])
+    try:  # as the child describes a value (child.describe): what encode raises travels as unencodable
+        sent = wire.encode(value)
+    except BaseException as exc:  # noqa: BLE001 - the student's own process
+        sent = {"__unencodable__": type(exc).__name__}
+    return wire.decode(wire.parse(wire.frame({"v": sent})[4:])["v"])
 
 
 PLAIN = (type(None), bool, int, float, str, list, tuple, dict, set, np.ndarray, wire.Unencodable)
@@ -307,7 +311,68 @@ def test_a_recursive_or_wide_value_neither_hangs_nor_crashes_the_decoder():
     message = b'{"v":' + b"[" * 100_000 + b"]" * 100_000 + b"}"
     with pytest.raises(wire.WireError):
         wire.decode(wire.parse(message)["v"])
-    spec = {"__nd__": ["f8", [2**31 - 1] * 31 + [0], ""]}
-    assert wire.decode(spec).size == 0
     with pytest.raises(wire.WireError):
         wire.decode({"__nd__": ["f8", [2**31 - 1, 2**31 - 1], ""]})
+
+
+def test_a_size_zero_array_with_a_shape_numpy_cannot_make_is_a_wire_error():
+    """Size 0 (so its empty data matches), but dimensions whose product NumPy refuses: decoding raises ValueError,
+    which :meth:`StudentSession.call` (``except wire.WireError``) does not take for a protocol break."""
+    with pytest.raises(wire.WireError):
+        wire.decode({"__nd__": ["f8", [2**31 - 1] * 31 + [0], ""]})
+
+
+def test_nbgraders_find_refuses_a_student_folder_that_is_a_link_to_anothers(tmp_path, monkeypatch):
+    """The same layout as above, found nbgrader's way (:func:`find_submissions`, the step the batch records from):
+    bob must not be recorded with alice's notebook."""
+    import contextlib
+
+    import nbgrader.api
+    from nbgrader.coursedir import CourseDirectory
+
+    import reading_maths.nbgrader.recording as recording
+    from reading_maths.nbgrader.autograde import find_submissions
+
+    _notebook_at(tmp_path, "alice")
+    (tmp_path / "submitted" / "bob").symlink_to(tmp_path / "submitted" / "alice")
+    monkeypatch.setattr(nbgrader.api, "Gradebook", lambda *a, **k: contextlib.nullcontext())
+    monkeypatch.setattr(recording, "notebook_ids", lambda gb, assignment: ["A"])
+    coursedir = CourseDirectory(root=str(tmp_path))
+    found = {s.student: s for s in find_submissions(coursedir, "A")}
+    assert "bob" not in found or found["bob"].refused or not found["bob"].notebooks, \
+        f"bob is recorded with alice's notebook: {found['bob']}"
+
+
+HUGE_EMPTY = r"""
+import wire
+_encode = wire.encode
+
+class _Sentinel:
+    pass
+
+def _crafted(value, *args, **kwargs):
+    if isinstance(value, _Sentinel):
+        return {"__nd__": ["f8", [2**31 - 1] * 31 + [0], ""]}
+    return _encode(value, *args, **kwargs)
+
+wire.encode = _crafted
+
+def softmax(z, T=1.0):
+    return _Sentinel()
+"""
+
+
+@pytest.mark.slow
+@needs_isolation
+def test_a_crafted_array_from_the_child_is_a_protocol_break_not_a_grader_crash(tmp_path):
+    """The student's process answers a call with an array spec of size 0 whose shape NumPy cannot make: decoding
+    it on the trusted side must be a protocol break (the call fails for this student), never an exception
+    escaping into the grader, the hidden run, or the rest of the notebook's questions."""
+    code = course_assignment(ROOT, "code")
+    settings = Settings(SANDBOX, cell_timeout=30, call_timeout=10, ahead=True)
+    path = _write(_with_answer(_source(), "softmax-answer", HUGE_EMPTY), tmp_path, "huge-empty")
+    result = grade(path, settings, ROOT, code)
+    scores = _scores(result)
+    assert scores["softmax"] == 0, result
+    assert not any("could not judge" in (q.problem or "") for q in result.questions), \
+        [(q.id, q.status, q.problem) for q in result.questions]
