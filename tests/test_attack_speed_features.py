@@ -376,3 +376,30 @@ def test_a_crafted_array_from_the_child_is_a_protocol_break_not_a_grader_crash(t
     assert scores["softmax"] == 0, result
     assert not any("could not judge" in (q.problem or "") for q in result.questions), \
         [(q.id, q.status, q.problem) for q in result.questions]
+
+
+@pytest.mark.slow
+@needs_isolation
+def test_a_notebook_replaced_after_it_was_graded_ahead_is_graded_as_nbgrader_finds_it(tmp_path):
+    """The pool grades ``submitted/<student>/A/A.ipynb`` as it stood before nbgrader found it; if the file is then
+    replaced (a collect still copying, a resubmission), the batch must not record the early grading of the old
+    bytes beside the new notebook that nbgrader's converter copies."""
+    import time
+
+    from reading_maths.grading.batch import started_pool
+
+    folder = tmp_path / "submitted" / "mallory" / "code"
+    folder.mkdir(parents=True)
+    path = folder / "code.ipynb"
+    path.write_text("not a notebook yet")
+    settings = Settings(SANDBOX, cell_timeout=30, call_timeout=10, ahead=True)
+    with started_pool(settings, 1, ROOT, "code") as pool:
+        pool.grade_ahead([path], settings, ROOT, "code")
+        early = next(iter(pool._ahead.values()))
+        deadline = time.monotonic() + 240
+        while not early.done() and time.monotonic() < deadline:
+            time.sleep(0.5)
+        assert early.done() and "not" in " ".join(early.result().errors)
+        nbformat.write(_source(), path)  # the real notebook arrives before nbgrader finds the folder
+        result = pool.grading(path, settings, ROOT, "code").result(timeout=300)
+    assert _scores(result).get("softmax"), ("the early grading of the old bytes was recorded", result.errors)
