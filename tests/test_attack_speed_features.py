@@ -403,3 +403,24 @@ def test_a_notebook_replaced_after_it_was_graded_ahead_is_graded_as_nbgrader_fin
         nbformat.write(_source(), path)  # the real notebook arrives before nbgrader finds the folder
         result = pool.grading(path, settings, ROOT, "code").result(timeout=300)
     assert _scores(result).get("softmax"), ("the early grading of the old bytes was recorded", result.errors)
+
+
+def _grade_cell_first(nb, gid: str):
+    nb = copy.deepcopy(nb)
+    index = next(i for i, c in enumerate(nb.cells) if c.get("metadata", {}).get("nbgrader", {}).get("grade_id") == gid)
+    nb.cells.insert(0, nb.cells.pop(index))
+    return nb
+
+
+@pytest.mark.slow
+@needs_isolation
+@pytest.mark.parametrize("gid", ["softmax", "attention", "adam_step", "adam", "dpo_loss"])
+def test_a_grade_cell_moved_before_the_prelude_is_graded_as_without_the_fork_servers_prelude(tmp_path, gid):
+    """A question's grade cell moved to the top: its hidden run asks for the names before the course's leading
+    cells, which a child forked after them cannot give.  The grade must be what grading without children started
+    ahead (each child running every cell) gives, and never a grader crash."""
+    code = course_assignment(ROOT, "code")
+    path = _write(_grade_cell_first(_source(), gid), tmp_path, f"moved-{gid}")
+    plain = grade(path, Settings(SANDBOX, cell_timeout=30, call_timeout=10, ahead=False), ROOT, code)
+    forked = grade(path, Settings(SANDBOX, cell_timeout=30, call_timeout=10, ahead=True), ROOT, code)
+    assert [(q.id, q.score, q.status) for q in forked.questions] == [(q.id, q.score, q.status) for q in plain.questions]
