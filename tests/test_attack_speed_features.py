@@ -424,3 +424,30 @@ def test_a_grade_cell_moved_before_the_prelude_is_graded_as_without_the_fork_ser
     plain = grade(path, Settings(SANDBOX, cell_timeout=30, call_timeout=10, ahead=False), ROOT, code)
     forked = grade(path, Settings(SANDBOX, cell_timeout=30, call_timeout=10, ahead=True), ROOT, code)
     assert [(q.id, q.score, q.status) for q in forked.questions] == [(q.id, q.score, q.status) for q in plain.questions]
+
+
+@pytest.fixture(scope="module")
+def linked_course(tmp_path_factory) -> Path:
+    from test_autograde import generated_course
+
+    return generated_course(tmp_path_factory.mktemp("linked-student") / "course", "notation")
+
+
+@pytest.mark.slow
+@pytest.mark.sandbox
+def test_autograde_refuses_a_student_folder_linked_to_the_courses_source(linked_course):
+    """``submitted/mallory`` a link to the course's ``source/`` (which has the layout of a student's folder:
+    ``<assignment>/<assignment>.ipynb``): the folder check starts one level down, at ``submitted/mallory/notation``,
+    and lstat follows ``mallory``.  Grading ahead and nbgrader's find both take the instructor's solution for
+    mallory's submission."""
+    from nbgrader.api import Gradebook
+    from test_autograde import reading_maths
+
+    course, a = linked_course, "notation"
+    (course / "submitted").mkdir(exist_ok=True)
+    (course / "submitted" / "mallory").symlink_to(course / "source", target_is_directory=True)
+    reading_maths(course, "autograde", a, "--jobs", "2")
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
+        score = gb.find_submission(a, "mallory").score
+    assert score == 0, f"mallory is recorded with the instructor's solution: {score}"
+    assert not (course / "autograded" / "mallory" / a / f"{a}.ipynb").exists()
