@@ -451,3 +451,22 @@ def test_autograde_refuses_a_student_folder_linked_to_the_courses_source(linked_
         score = gb.find_submission(a, "mallory").score
     assert score == 0, f"mallory is recorded with the instructor's solution: {score}"
     assert not (course / "autograded" / "mallory" / a / f"{a}.ipynb").exists()
+
+
+def test_a_student_folder_nested_past_the_stack_does_not_stop_grading_ahead(tmp_path):
+    """One student's folder holding folders nested 1200 deep: the early glob's folder check (os.walk, recursive in
+    this Python) raises RecursionError, which stops ``autograde`` for the whole class before nbgrader finds anyone.
+    The folder must be refused (or skipped), the others still found."""
+    _notebook_at(tmp_path, "alice")
+    deep = _notebook_at(tmp_path, "zz").parent
+    here = os.getcwd()
+    try:
+        os.chdir(deep)
+        for _ in range(1200):
+            os.mkdir("a")
+            os.chdir("a")
+    finally:
+        os.chdir(here)
+    found = likely_notebooks(tmp_path, "A")
+    assert tmp_path / "submitted" / "alice" / "A" / "A.ipynb" in found
+    assert deep / "A.ipynb" not in found
