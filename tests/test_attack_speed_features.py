@@ -470,3 +470,39 @@ def test_a_student_folder_nested_past_the_stack_does_not_stop_grading_ahead(tmp_
     found = likely_notebooks(tmp_path, "A")
     assert tmp_path / "submitted" / "alice" / "A" / "A.ipynb" in found
     assert deep / "A.ipynb" not in found
+
+
+@pytest.mark.slow
+@pytest.mark.sandbox
+def test_autograde_grades_the_class_beside_a_folder_nested_past_the_stack(tmp_path):
+    """The whole batch, as the instructor runs it: one student's folder nested 1200 deep must cost that student
+    only (refused), never everyone's grades."""
+    from nbgrader.api import Gradebook
+    from test_autograde import BIN, generated_course, release_and_source, run
+
+    from classroom.builder import answered
+
+    a = "notation"
+    course = generated_course(tmp_path / "course", a)
+    honest = course / "submitted" / "ada" / a / f"{a}.ipynb"
+    honest.parent.mkdir(parents=True)
+    nbformat.write(answered(*release_and_source(course, a)), honest)
+    deep = course / "submitted" / "zz" / a
+    deep.mkdir(parents=True)
+    nbformat.write(answered(*release_and_source(course, a)), deep / f"{a}.ipynb")
+    here = os.getcwd()
+    try:
+        os.chdir(deep)
+        for _ in range(1200):
+            os.mkdir("a")
+            os.chdir("a")
+    finally:
+        os.chdir(here)
+    done = run(course, str(BIN / "reading-maths"), "autograde", a, "--jobs", "2", check=False)
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
+        try:
+            score = gb.find_submission(a, "ada").score
+        except Exception:  # noqa: BLE001 - not recorded at all
+            score = None
+    assert score, ("ada's grade was not recorded: one student's folder stopped the class's batch",
+                   done.returncode, done.stderr[-1500:])
