@@ -181,6 +181,14 @@ def _variants(source):
     yield "the setup cell twice", edit(lambda nb: nb.cells.insert(2, copy.deepcopy(cell(nb, "setup"))))
     yield "the softmax answer given the check's grade id", edit(lambda nb: cell(nb, "softmax-answer")
                                                                 .metadata.nbgrader.update(grade_id="check-helpers"))
+    yield "a student cell marked read-only with a grade id of its own, first", edit(lambda nb: nb.cells.insert(
+        0, nbformat.v4.new_code_cell(student, metadata={"nbgrader": {"grade": False, "grade_id": "evil",
+                                                                     "locked": True, "solution": False}})))
+    yield "setup's grade id with a zero-width space", edit(lambda nb: (setattr(cell(nb, "setup"), "source", student),
+                                                                       cell(nb, "setup").metadata.nbgrader.update(
+                                                                           grade_id="set\u200bup")))
+    yield "setup as source lines", edit(lambda nb: setattr(cell(nb, "setup"), "source",
+                                                           list(cell(nb, "setup").source.splitlines(True))))
     yield "the notebook's metadata changed", edit(lambda nb: nb.metadata.update(kernelspec={"name": "evil"}))
 
 
@@ -190,15 +198,18 @@ def test_the_shared_prelude_is_chosen_only_when_the_child_would_run_exactly_thos
     code = course_assignment(ROOT, "code")
     wanted = assignment_prelude(code)
     assert wanted, "the code assignment starts with read-only cells"
+    forked = []
     for name, nb in _variants(_source()):
         path = _write(nb, tmp_path, name.replace(" ", "-").replace("'", ""))
         shared, cells = _chosen_prelude(path)
         if not shared:
             continue
+        forked.append(name)
         assert [(c.index, c.code) for c in cells[:len(shared)]] == list(shared), name
         assert all(c.trusted for c in cells[:len(shared)]), name
         assert "PWNED" not in "".join(code for _, code in shared), name
         assert shared == wanted, name
+    assert "setup's code edited" in forked and "setup unlocked in their copy" in forked, forked  # restored: shared
 
 
 # -- 2. grading ahead ----------------------------------------------------------------------------
@@ -467,9 +478,19 @@ def test_a_student_folder_nested_past_the_stack_does_not_stop_grading_ahead(tmp_
             os.chdir("a")
     finally:
         os.chdir(here)
-    found = likely_notebooks(tmp_path, "A")
+    try:
+        found = likely_notebooks(tmp_path, "A")
+    finally:
+        _remove_deep(deep / "a")
     assert tmp_path / "submitted" / "alice" / "A" / "A.ipynb" in found
     assert deep / "A.ipynb" not in found
+
+
+def _remove_deep(path: Path) -> None:
+    """Folders nested past the stack removed (shutil.rmtree, and pytest's cleanup of old temporary folders, recurse)."""
+    import subprocess
+
+    subprocess.run(["rm", "-rf", "--", str(path)], check=False)
 
 
 @pytest.mark.slow
@@ -498,7 +519,10 @@ def test_autograde_grades_the_class_beside_a_folder_nested_past_the_stack(tmp_pa
             os.chdir("a")
     finally:
         os.chdir(here)
-    done = run(course, str(BIN / "reading-maths"), "autograde", a, "--jobs", "2", check=False)
+    try:
+        done = run(course, str(BIN / "reading-maths"), "autograde", a, "--jobs", "2", check=False)
+    finally:
+        _remove_deep(deep / "a")
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
         try:
             score = gb.find_submission(a, "ada").score
