@@ -530,3 +530,60 @@ def test_autograde_grades_the_class_beside_a_folder_nested_past_the_stack(tmp_pa
             score = None
     assert score, ("ada's grade was not recorded: one student's folder stopped the class's batch",
                    done.returncode, done.stderr[-1500:])
+
+
+COLLIDING = r"""
+import wire
+_encode = wire.encode
+M = 2**61 - 1  # every multiple of it hashes to 0: a set of them is built in time quadratic in its size
+
+class _Sentinel:
+    pass
+
+def _crafted(value, *args, **kwargs):
+    if isinstance(value, _Sentinel):
+        return {"__set__": [i * M for i in range(N)]}
+    return _encode(value, *args, **kwargs)
+
+wire.encode = _crafted
+
+def softmax(z, T=1.0):
+    return _Sentinel()
+"""
+
+
+@pytest.mark.parametrize("tag", ["__set__", "__dict__"])
+def test_decoding_a_set_of_colliding_numbers_takes_linear_time(tag):
+    """``{"__set__": [0, M, 2M, ...]}`` (M = 2**61 - 1: all hash alike) is decoded by ``set(items)``, quadratic:
+    20 000 items take seconds, the 2 000 000 a message may hold would take hours of the trusted side's time."""
+    import time
+
+    items = [i * (2**61 - 1) for i in range(20_000)]
+    body = json.dumps({"v": {tag: items if tag == "__set__" else [[k, 0] for k in items]}}).encode()
+    start = time.process_time()
+    try:
+        wire.decode(wire.parse(body)["v"])
+    except wire.WireError:
+        pass
+    assert time.process_time() - start < 1.0, "a 0.5 MB message held the trusted side for seconds"
+
+
+@pytest.mark.slow
+@needs_isolation
+def test_a_call_answered_with_a_set_of_colliding_numbers_stays_within_the_notebooks_budget(tmp_path):
+    """The student's process answers ``softmax(...)`` with 100 000 colliding numbers tagged as a set (2.5 MB):
+    decoding happens on the trusted side, outside every deadline, and must not hold the grading process past
+    the notebook's budget (30 s here).  Graded in a process of its own, stopped after budget + 30 s."""
+    import multiprocessing
+
+    code = course_assignment(ROOT, "code")
+    settings = Settings(SANDBOX, cell_timeout=30, call_timeout=10, budget=30.0)
+    path = _write(_with_answer(_source(), "softmax-answer", "N = 100_000\n" + COLLIDING), tmp_path, "colliding")
+    worker = multiprocessing.get_context("fork").Process(target=grade, args=(path, settings, ROOT, code))
+    worker.start()
+    worker.join(60.0)
+    held = worker.is_alive()
+    if held:
+        worker.kill()
+        worker.join()
+    assert not held, "one call's answer held the trusted grading process past its notebook's budget"
