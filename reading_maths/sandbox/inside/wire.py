@@ -173,7 +173,10 @@ def _decode_array(spec: Any) -> Any:
     size = math.prod(shape)  # Python integers: a product that would wrap around in int64 cannot match
     if len(raw) != size * dtype.itemsize:
         raise WireError("array size does not match its shape")
-    return np.frombuffer(raw, dtype=dtype).astype(DTYPES[code]).reshape(shape)
+    try:
+        return np.frombuffer(raw, dtype=dtype).astype(DTYPES[code]).reshape(shape)
+    except ValueError:  # a shape NumPy cannot make, even of no elements
+        raise WireError("bad array shape") from None
 
 
 def _decode_function(body: Any, depth: int) -> functions_as_data.Portable:
@@ -215,11 +218,12 @@ def decode(data: Any, depth: int = 0, *, functions: bool = False) -> Any:
     if tag == "__set__":
         items = [decode(v, depth + 1, functions=functions) for v in body]
         try:
-            return set(items)
+            _few_equal_hashes(items)
         except TypeError:  # cannot come from a real set; keep the items
             return items
+        return set(items)
     if tag == "__dict__":
-        out = {}
+        pairs = []
         for pair in body:
             if not (isinstance(pair, list) and len(pair) == 2):
                 raise WireError("bad dict")
@@ -228,12 +232,26 @@ def decode(data: Any, depth: int = 0, *, functions: bool = False) -> Any:
                 key = tuple(key)
             if not isinstance(key, (str, int, float, bool, tuple, type(None))):
                 raise WireError("bad dict key")
-            try:
-                out[key] = decode(pair[1], depth + 1, functions=functions)
-            except TypeError:  # a tuple key holding a list: unhashable
-                raise WireError("bad dict key") from None
-        return out
+            pairs.append((key, decode(pair[1], depth + 1, functions=functions)))
+        try:
+            _few_equal_hashes([key for key, _ in pairs])
+        except TypeError:  # a tuple key holding a list: unhashable
+            raise WireError("bad dict key") from None
+        return dict(pairs)
     raise WireError("unknown tag")
+
+
+MAX_EQUAL_HASHES = 64
+"""How many keys of one set or dict may share a hash with another: a real set of numbers has a few (``-1`` and
+``-2``), while keys crafted to collide (the multiples of ``2**61 - 1``) would make building it take time growing
+with the square of their number, on the trusted side."""
+
+
+def _few_equal_hashes(keys: list) -> None:
+    """Raise :class:`WireError` when more than :data:`MAX_EQUAL_HASHES` of ``keys`` share a hash with another
+    (``TypeError`` for an unhashable key). Linear: the hashes themselves are distinct integers."""
+    if len(keys) - len({hash(key) for key in keys}) > MAX_EQUAL_HASHES:
+        raise WireError("a set or dict whose keys were made to share hashes")
 
 
 # -- framing -----------------------------------------------------------------------------------
