@@ -65,6 +65,11 @@ def read_regular(path: Path, limit: int = MAX_BYTES) -> bytes:
     return data
 
 
+MAX_FOLDER_DEPTH = 32
+"""Folders below a submission's own that are looked into: deeper ones are refused unread (a folder nested thousands
+deep would exhaust the walk's recursion, and no notebook needs it)."""
+
+
 def unsafe_entries(folder: Path, only=None) -> list[str]:
     """Why entries of ``folder`` (itself included) are refused, as one line each; ``[]`` when none is.
 
@@ -78,6 +83,10 @@ def unsafe_entries(folder: Path, only=None) -> list[str]:
         return [why]
     found = []
     for parent, dirs, files in os.walk(folder, followlinks=False):
+        if dirs and len(Path(parent).relative_to(folder).parts) >= MAX_FOLDER_DEPTH:
+            found.append(f"{Path(parent).relative_to(folder).as_posix()}: folders nested more than "
+                         f"{MAX_FOLDER_DEPTH} deep")
+            dirs[:] = []  # not entered
         for name in sorted(dirs + files):
             path = Path(parent, name)
             st = os.lstat(path)
@@ -96,6 +105,9 @@ def notebooks_in(folder: Path) -> list[Path]:
     found = []
     for parent, dirs, files in os.walk(folder, followlinks=False):
         dirs[:] = sorted(d for d in dirs if d != ".ipynb_checkpoints")
+        if dirs and len(Path(parent).relative_to(folder).parts) >= MAX_FOLDER_DEPTH:
+            found += [Path(parent, d) for d in dirs]  # listed, not entered: reading one is refused
+            dirs[:] = []
         found += [Path(parent, d) for d in dirs if os.path.islink(os.path.join(parent, d))]
         found += [Path(parent, f) for f in files if f.endswith(".ipynb")]
     return sorted(found)
