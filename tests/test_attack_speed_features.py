@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from reading_maths.course import assignment as course_assignment
-from reading_maths.grading.engine import (Settings, assignment_prelude, grade, grade_cell_places, load, sanitize)
+from reading_maths.grading.engine import Settings, assignment_prelude, grade, grade_cell_places, load, sanitize
 from reading_maths.nbgrader.autograde import likely_notebooks
 from reading_maths.sandbox.inside import wire
 from reading_maths.sandbox.notebook_run import course_prelude
@@ -406,7 +406,7 @@ def test_a_notebook_replaced_after_it_was_graded_ahead_is_graded_as_nbgrader_fin
     settings = Settings(SANDBOX, cell_timeout=30, call_timeout=10, ahead=True)
     with started_pool(settings, 1, ROOT, "code") as pool:
         pool.grade_ahead([path], settings, ROOT, "code")
-        early = next(iter(pool._ahead.values()))
+        _, early = next(iter(pool._ahead.values()))  # (the file as it was, the grading)
         deadline = time.monotonic() + 240
         while not early.done() and time.monotonic() < deadline:
             time.sleep(0.5)

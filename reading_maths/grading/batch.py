@@ -111,27 +111,39 @@ class Pool(ProcessPoolExecutor):
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
-        self._ahead: dict[tuple, Future] = {}
+        self._ahead: dict[tuple, tuple[tuple | None, Future]] = {}
 
     def grade_ahead(self, paths: Iterable[Path], settings: Settings, root: Path, assignment: str | None) -> None:
         """Begin grading ``paths`` now, as :func:`graded_in_pool` grades them."""
         call = (replace(settings, ahead=True), root, assignment)
         for path in paths:
-            self._ahead[(path, *call)] = self.submit(grade_one, path, *call)
+            self._ahead[(path, *call)] = (_identity(path), self.submit(grade_one, path, *call))
 
     def grading(self, path: Path, settings: Settings, root: Path, assignment: str | None) -> Future:
         """The grading of ``path`` with these arguments: the one begun ahead (unless its worker died before it was
-        done), else one begun now."""
-        begun = self._ahead.pop((path, settings, root, assignment), None)
-        if begun is not None and not (begun.done() and (begun.cancelled() or begun.exception() is not None)):
+        done, or the file has been changed or replaced since), else one begun now."""
+        identity, begun = self._ahead.pop((path, settings, root, assignment), (None, None))
+        if begun is not None and identity is not None and identity == _identity(path) and not (
+                begun.done() and (begun.cancelled() or begun.exception() is not None)):
             return begun
+        if begun is not None:
+            begun.cancel()
         return self.submit(grade_one, path, settings, root, assignment)
 
     def drop_ahead(self) -> None:
         """The gradings begun ahead that no one took over cancelled (those a worker has begun finish unread)."""
-        for future in self._ahead.values():
+        for _, future in self._ahead.values():
             future.cancel()
         self._ahead.clear()
+
+
+def _identity(path: Path) -> tuple | None:
+    """What changes when a file is written or replaced (its inode, size and times), or None if it cannot be read."""
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns
 
 
 @contextlib.contextmanager

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 from reading_maths.course import assignments as course_assignments
 from reading_maths.grading.batch import Pool, grade_many, started_pool
 from reading_maths.grading.engine import Settings
-from reading_maths.inputs import unsafe_entries
+from reading_maths.inputs import refusal, unsafe_entries
 from reading_maths.nbgrader.environment import use_nbgrader_env
 from reading_maths.results import GradeResult
 
@@ -95,7 +95,8 @@ def find_submissions(coursedir: CourseDirectory, assignment: str, student: str |
         match = re.fullmatch(pattern, folder)
         if match is None or not (os.path.isdir(folder) or os.path.islink(folder)):
             continue
-        unsafe = unsafe_entries(Path(folder))  # nbgrader copies the whole folder: every entry must be plain
+        # nbgrader copies the whole folder: every entry must be plain, and the student's folder above it too
+        unsafe = linked_student_folder(Path(folder)) or unsafe_entries(Path(folder))
         if unsafe:
             found.append(Submission(match["student"], Path(folder), {}, refused="; ".join(unsafe[:3])))
             continue
@@ -109,7 +110,16 @@ def likely_notebooks(root: Path, assignment: str) -> list[Path]:
     (``submitted/<student>/<assignment>/<assignment>.ipynb``, in folders it reads), found without nbgrader: the
     pool grades them while this process reads nbgrader's configuration, and takes over those it then asks for."""
     name = glob.escape(assignment)
-    return [p for p in sorted(root.glob(f"submitted/*/{name}/{name}.ipynb")) if not unsafe_entries(p.parent)]
+    found = map(Path, sorted(glob.glob(str(root / "submitted" / "*" / name / f"{name}.ipynb"))))  # as nbgrader globs
+    return [p for p in found if not (linked_student_folder(p.parent) or unsafe_entries(p.parent))]
+
+
+def linked_student_folder(folder: Path) -> list[str]:
+    """``[reason]`` when the student's folder holding the assignment's ``folder`` is a link (the assignment's
+    folder would be another's, or the course's own source), else ``[]``."""
+    st = os.lstat(folder.parent)
+    why = refusal(st.st_mode, 1, folder.parent.name)  # one name: a folder's link count is not the student's doing
+    return [why] if why else []
 
 
 def nothing_to_grade(coursedir: CourseDirectory, assignment: str, student: str | None) -> str:
