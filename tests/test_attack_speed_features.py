@@ -487,10 +487,15 @@ def test_a_student_folder_nested_past_the_stack_does_not_stop_grading_ahead(tmp_
 
 
 def _remove_deep(path: Path) -> None:
-    """Folders nested past the stack removed (shutil.rmtree, and pytest's cleanup of old temporary folders, recurse)."""
-    import subprocess
-
-    subprocess.run(["rm", "-rf", "--", str(path)], check=False)
+    """The chain of folders ``a/a/...`` nested past the stack removed, deepest first, in this process
+    (shutil.rmtree, and pytest's cleanup of old temporary folders, recurse)."""
+    chain = [path]
+    while (inner := chain[-1] / "a").is_dir():
+        chain.append(inner)
+    for folder in reversed(chain):
+        for entry in folder.iterdir():
+            entry.unlink()
+        folder.rmdir()
 
 
 @pytest.mark.slow
