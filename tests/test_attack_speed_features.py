@@ -470,20 +470,25 @@ def test_a_student_folder_nested_past_the_stack_does_not_stop_grading_ahead(tmp_
     The folder must be refused (or skipped), the others still found."""
     _notebook_at(tmp_path, "alice")
     deep = _notebook_at(tmp_path, "zz").parent
-    here = os.getcwd()
-    try:
-        os.chdir(deep)
-        for _ in range(1200):
-            os.mkdir("a")
-            os.chdir("a")
-    finally:
-        os.chdir(here)
+    _nest_deep(deep)
     try:
         found = likely_notebooks(tmp_path, "A")
     finally:
         _remove_deep(deep / "a")
     assert tmp_path / "submitted" / "alice" / "A" / "A.ipynb" in found
     assert deep / "A.ipynb" not in found
+
+
+def _nest_deep(folder: Path, levels: int = 1200) -> None:
+    """A chain of folders ``a/a/...`` ``levels`` deep in ``folder`` (made from inside, each path short)."""
+    here = os.getcwd()
+    try:
+        os.chdir(folder)
+        for _ in range(levels):
+            os.mkdir("a")
+            os.chdir("a")
+    finally:
+        os.chdir(here)
 
 
 def _remove_deep(path: Path) -> None:
@@ -516,14 +521,7 @@ def test_autograde_grades_the_class_beside_a_folder_nested_past_the_stack(tmp_pa
     deep = course / "submitted" / "zz" / a
     deep.mkdir(parents=True)
     nbformat.write(answered(*release_and_source(course, a)), deep / f"{a}.ipynb")
-    here = os.getcwd()
-    try:
-        os.chdir(deep)
-        for _ in range(1200):
-            os.mkdir("a")
-            os.chdir("a")
-    finally:
-        os.chdir(here)
+    _nest_deep(deep)
     try:
         done = run(course, str(BIN / "reading-maths"), "autograde", a, "--jobs", "2", check=False)
     finally:
